@@ -1,0 +1,34 @@
+#pragma once
+/// A tile configuration: what a heuristic returns for a shape.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace tv {
+
+/// Tile sizes, warps, pipeline stages, GROUP_M swizzle, and the optional AMD knobs.
+struct Config {
+  int BM = 128, BN = 128, BK = 64;
+  int warps = 4;
+  int stages = 3;
+  int group = 8;
+  std::optional<int> waves_per_eu;
+  std::optional<int> matrix_instr_nonkdim;
+  std::optional<int> kpack;
+
+  /// Threads per block for a warp (or wave) of `warp_size` lanes.
+  int threads(int warp_size) const { return warps * warp_size; }
+  /// Compact human form "128x128x64 w4 s3 g8" (plus AMD knobs when set).
+  std::string brief() const;
+  friend bool operator==(const Config&, const Config&) = default;
+  friend auto operator<=>(const Config&, const Config&) = default;
+};
+
+/// Structural hash of a config (all fields, including unset AMD knobs).
+std::size_t hash_value(const Config& c);
+
+} // namespace tv
+
+template <> struct std::hash<tv::Config> {
+  std::size_t operator()(const tv::Config& c) const noexcept { return tv::hash_value(c); }
+};

@@ -1,0 +1,34 @@
+#pragma once
+/// GEMM problem shapes: the input a tiling heuristic decides on.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tv {
+
+/// Element type of the GEMM operands.
+enum class DType { f16, bf16, f32, fp8 };
+
+/// Bytes per element of `d`.
+int dtype_bytes(DType d);
+/// Canonical lowercase name ("bf16").
+std::string_view dtype_name(DType d);
+/// Parses "bf16", "bfloat16", "f16", "fp16", "float16", "f32", "fp32", "float32", "fp8"; nullopt otherwise.
+std::optional<DType> parse_dtype(std::string_view s);
+
+/// One GEMM C[M,N] = A[M,K] * B[K,N], with an optional name and workload weight.
+struct Shape {
+  std::int64_t M = 1, N = 1, K = 1;
+  DType dtype = DType::bf16;
+  std::string name;
+  double weight = 1.0;
+
+  /// Floating-point operations of one GEMM (2*M*N*K).
+  double flops() const { return 2.0 * double(M) * double(N) * double(K); }
+  /// The name, or "MxNxK" when the shape has none.
+  std::string label() const;
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+} // namespace tv

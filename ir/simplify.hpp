@@ -1,0 +1,23 @@
+#pragma once
+/// Exact program simplification by box arithmetic over the positive integers.
+#include "ir/program.hpp"
+
+#include <vector>
+
+namespace tv {
+
+/// The part of `a` not in `b`, as disjoint boxes (at most 6).
+std::vector<Box> box_difference(const Box& a, const Box& b);
+/// The region where rule `i` of `p` actually decides: its box minus all earlier rules' boxes.
+std::vector<Box> effective_region(const Program& p, std::size_t i);
+/// True when the default config decides for at least one shape.
+bool default_reachable(const Program& p);
+/// Distinct configs `p` can return for some shape, in order of first appearance.
+std::vector<Config> reachable_configs(const Program& p);
+/// True when `a` and `b` return the same config for every shape of the whole domain.
+bool equivalent(const Program& a, const Program& b);
+/// Removes rules that can never fire and rules whose removal changes no decision, and
+/// redundant comparisons inside conditions. Exact and idempotent.
+Program simplify(const Program& p);
+
+} // namespace tv

@@ -1,0 +1,14 @@
+#include "models/data_dir.hpp"
+
+#include <cstdlib>
+
+namespace tv {
+
+std::string data_dir() {
+  if (const char* env = std::getenv("TILEVOLVE_DATA"); env && *env) return env;
+  return std::string(TILEVOLVE_SOURCE_DIR) + "/data";
+}
+
+std::string data_path(const std::string& relative) { return data_dir() + "/" + relative; }
+
+} // namespace tv

@@ -1,0 +1,24 @@
+#pragma once
+/// Train/test splits of a shape set.
+#include "ir/shape.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// A train half and a test half.
+struct Split {
+  std::vector<Shape> train, test;
+  std::string description; ///< e.g. "random half/half, seed 0"
+};
+
+/// Parses and applies a split spec to `shapes`:
+///   "random"       - half/half, shuffled with `seed` (train gets the extra shape when odd);
+///   "model:NAME"   - train on shapes whose name starts with "NAME:", test on the rest;
+///   "none"         - train and test are both the whole set.
+/// Throws InputError for an unknown spec or when a side would be empty.
+Split make_split(const std::vector<Shape>& shapes, const std::string& spec, std::uint64_t seed);
+
+} // namespace tv
