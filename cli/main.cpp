@@ -1,0 +1,29 @@
+// tilevolve: synthesizes GEMM tiling heuristics. This file only wires the subcommands; each
+// lives in its own file and calls the libraries.
+#include "cli/baselines_command.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/score_command.hpp"
+#include "ir/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+int main(int argc, char** argv) {
+  CLI::App app{"tilevolve: evolve GEMM tiling heuristics (rule programs that pick BM, BN, BK, "
+               "warps, stages, group per shape) and compare them with baselines"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tilevolve 0.1.0");
+  tv::add_baselines_command(app);
+  tv::add_score_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const tv::ExitCode& e) {
+    return e.code;
+  } catch (const tv::InputError& e) {
+    fmt::print(stderr, "tilevolve: error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+#include "cli/problem_options.hpp"
+
+namespace tv {
+
+void add_problem_options(CLI::App& cmd, ProblemSpec& spec) {
+  cmd.add_option("--gpu", spec.gpu,
+                 "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
+                 "path to a .json profile")
+      ->capture_default_str();
+  cmd.add_option("--shapes", spec.shapes,
+                 "shape CSV (name,M,N,K[,dtype][,weight]); default data/shapes/lecture.csv");
+  cmd.add_option("--test-shapes", spec.test_shapes,
+                 "test on this shape CSV and train on all of --shapes (overrides --split)");
+  cmd.add_option("--split", spec.split,
+                 "train/test split: random (half/half), model:NAME (train on NAME:*), none")
+      ->capture_default_str();
+  cmd.add_option("--split-seed", spec.seed, "seed of the random split")->capture_default_str();
+  cmd.add_option("--expert", spec.expert,
+                 "expert program file (the reference); default data/experts/lecture.py, or lecture_amd.py on AMD GPUs");
+}
+
+} // namespace tv

@@ -1,0 +1,12 @@
+#pragma once
+/// The options every problem-based subcommand shares (--gpu, --shapes, --split, ...).
+#include "eval/problem.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace tv {
+
+/// Adds --gpu, --shapes, --test-shapes, --split, --split-seed and --expert to `cmd`, filling `spec`.
+void add_problem_options(CLI::App& cmd, ProblemSpec& spec);
+
+} // namespace tv

@@ -1,0 +1,23 @@
+#pragma once
+/// Aligned plain-text tables for terminal reports.
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// A table of strings: a header row and data rows, printed with aligned columns.
+class TextTable {
+public:
+  /// Starts a table with these column headers.
+  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  /// Appends one row (missing cells print empty).
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  /// The table as text: header, a rule, rows; numeric-looking cells right-aligned.
+  std::string str() const;
+
+private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+} // namespace tv

@@ -1,0 +1,111 @@
+#include "eval/baselines.hpp"
+
+#include "ir/simplify.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+
+namespace tv {
+
+namespace {
+
+/// Column minimising the weighted sum of log times over `rows` (indices into scorer rows).
+int best_column(const Scorer& s, const std::vector<std::size_t>& which) {
+  const TimeTable& t = s.table();
+  int best = -1;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < t.configs().size(); ++c) {
+    double cost = 0;
+    for (std::size_t i : which) cost += s.weights()[i] * std::log(t.time(s.rows()[i], c));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = int(c);
+    }
+  }
+  return best;
+}
+
+std::vector<std::size_t> all_indices(const Scorer& s) {
+  std::vector<std::size_t> v(s.rows().size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
+}
+
+} // namespace
+
+Program best_single_config(const Scorer& train) {
+  Program p;
+  const int c = best_column(train, all_indices(train));
+  if (c >= 0) p.default_config = train.table().configs()[std::size_t(c)];
+  return p;
+}
+
+Program per_m_table(const Scorer& train) {
+  std::map<std::int64_t, std::vector<std::size_t>> by_m;
+  for (std::size_t i = 0; i < train.rows().size(); ++i)
+    by_m[train.table().shapes()[train.rows()[i]].M].push_back(i);
+  Program p;
+  for (auto it = by_m.begin(); it != by_m.end(); ++it) {
+    const int c = best_column(train, it->second);
+    const Config cfg = c >= 0 ? train.table().configs()[std::size_t(c)] : Config{};
+    if (std::next(it) == by_m.end()) {
+      p.default_config = cfg;
+    } else {
+      Rule r;
+      r.condition.terms.push_back({Feature::M, CmpOp::le, it->first});
+      r.config = cfg;
+      p.rules.push_back(r);
+    }
+  }
+  return simplify(p);
+}
+
+std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& test,
+                                            const Program& expert) {
+  const long long n_configs = (long long)train.table().configs().size();
+  const long long n_train = (long long)train.rows().size();
+  std::vector<MethodResult> out;
+
+  MethodResult e;
+  e.key = "expert";
+  e.label = "expert";
+  e.program = expert;
+  e.train = train.score(expert);
+  e.test = test.score(expert);
+  e.cost_note = "hand-written";
+  out.push_back(e);
+
+  MethodResult b;
+  b.key = "best_single";
+  b.program = best_single_config(train);
+  b.label = fmt::format("best single config ({})", b.program->default_config.brief());
+  b.train = train.score(*b.program);
+  b.test = test.score(*b.program);
+  b.kernel_runs = n_configs * n_train;
+  b.cost_note = fmt::format("{} configs x {} training shapes", n_configs, n_train);
+  out.push_back(b);
+
+  MethodResult m;
+  m.key = "per_m_table";
+  m.program = per_m_table(train);
+  m.label = fmt::format("per-M table ({} rules)", m.program->rules.size());
+  m.train = train.score(*m.program);
+  m.test = test.score(*m.program);
+  m.kernel_runs = n_configs * n_train;
+  m.cost_note = fmt::format("{} configs x {} training shapes", n_configs, n_train);
+  out.push_back(m);
+
+  MethodResult o;
+  o.key = "oracle";
+  o.label = "per-shape oracle";
+  o.train = train.oracle();
+  o.test = test.oracle();
+  o.kernel_runs = n_configs * (long long)train.table().shapes().size();
+  o.cost_note = fmt::format("{} configs x every shape, again for each new shape", n_configs);
+  out.push_back(o);
+  return out;
+}
+
+} // namespace tv

@@ -1,0 +1,46 @@
+#pragma once
+/// A tuning problem: GPU, shapes, train/test split, expert program and the time table.
+#include "eval/score.hpp"
+#include "ir/program.hpp"
+#include "models/gpu.hpp"
+#include "models/time_table.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// What the user asked for; empty paths mean the embedded defaults.
+struct ProblemSpec {
+  std::string gpu = "h100";
+  std::string shapes;      ///< CSV; default data/shapes/lecture.csv
+  std::string test_shapes; ///< optional CSV: train on all of `shapes`, test on this
+  std::string split = "random";
+  std::string expert;      ///< program file; default data/experts/lecture.py
+  std::uint64_t seed = 0;  ///< seed of the random split
+};
+
+/// Everything needed to score programs; the table covers train and test shapes.
+struct Problem {
+  ProblemSpec spec;
+  std::string shapes_path, test_shapes_path, expert_path;
+  Gpu gpu;
+  Program expert;
+  std::string split_description;
+  std::unique_ptr<TimeTable> table;
+  std::vector<std::size_t> train_rows, test_rows;
+  std::unique_ptr<Scorer> train, test;
+
+  /// Dtypes present in the shapes.
+  std::vector<DType> dtypes() const;
+  /// The shape of table row `r`.
+  const Shape& shape(std::size_t r) const { return table->shapes()[r]; }
+};
+
+/// Loads files, applies the split, checks the expert statically and builds the analytic
+/// table. Throws InputError for any bad input (naming the file and what was wrong).
+std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
+
+} // namespace tv

@@ -1,0 +1,770 @@
+// Printer and hand-written parser for the Python-looking program text (see text.hpp).
+//
+// Accepted language (a superset of what print_program writes, lenient only where the meaning
+// cannot change):
+//   - `def choose(M, N, K):` at any indentation, then a body indented further. Each block level
+//     uses one consistent number of spaces (Python's rule). Tabs in indentation are an error
+//     ("tab in indentation"); tabs between tokens are ordinary whitespace.
+//   - Body statements: `if COND:` / `elif COND:` followed by an indented `return Config(...)`
+//     (or the return on the same line after the colon); a final `return Config(...)` or
+//     `else:` + return is the default. `elif` and `else` must follow an `if`/`elif` rule.
+//     Anything after the default is an error (unreachable code).
+//   - COND: comparisons joined by `and`, each `F op INT`, `INT op F` (normalised to feature on
+//     the left with the operator flipped) or a Python chain `INT op F op INT`; F is M, N or K;
+//     op is < <= > >= ==. Parentheses may group the whole condition or any part (nesting up to
+//     32 levels). `True` adds no comparison (`if True:` is the empty condition).
+//   - Integers: decimal, optional '-', '_' only between digits, no leading zeros, 64-bit.
+//     Required Config fields must be positive ints, the AMD knobs non-negative ints (0 is
+//     Triton's "let the compiler choose"); keyword arguments in any order, trailing comma ok.
+//   - Comments (`# ...`), blank lines, CRLF / CR line endings, a UTF-8 BOM, and line breaks inside
+//     parentheses (implicit line joining) are allowed.
+// Columns are 1-based and count UTF-8 code points.
+#include "ir/text.hpp"
+
+#include "ir/error.hpp"
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace tv {
+
+namespace {
+
+void append_int(std::string& out, std::int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_field(std::string& out, std::string_view name, int v, bool first = false) {
+  if (!first) out += ", ";
+  out += name;
+  out += '=';
+  append_int(out, v);
+}
+
+void append_config(std::string& out, const Config& c) {
+  out += "Config(";
+  append_field(out, "BM", c.BM, true);
+  append_field(out, "BN", c.BN);
+  append_field(out, "BK", c.BK);
+  append_field(out, "warps", c.warps);
+  append_field(out, "stages", c.stages);
+  append_field(out, "group", c.group);
+  if (c.waves_per_eu) append_field(out, "waves_per_eu", *c.waves_per_eu);
+  if (c.matrix_instr_nonkdim) append_field(out, "matrix_instr_nonkdim", *c.matrix_instr_nonkdim);
+  if (c.kpack) append_field(out, "kpack", *c.kpack);
+  out += ')';
+}
+
+void append_condition(std::string& out, const Condition& c) {
+  if (c.terms.empty()) {
+    out += "True";
+    return;
+  }
+  bool first = true;
+  for (const auto& t : c.terms) {
+    if (!first) out += " and ";
+    first = false;
+    out += feature_name(t.feature);
+    out += ' ';
+    out += cmp_op_text(t.op);
+    out += ' ';
+    append_int(out, t.value);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexer
+
+enum class Tk { name, integer, op, newline, eof, error };
+
+/// Tokens keep only their text (a view into the source, so its offset is known); line and
+/// column are computed from the offset when an error is reported.
+struct Token {
+  Tk kind = Tk::eof;
+  std::string_view text;
+  int indent = -1; ///< spaces before the first token of a logical line; -1 for other tokens
+};
+
+/// An error at a byte offset of the source (or at an explicit line and column when line > 0).
+struct Failure {
+  std::size_t offset = 0;
+  std::string message;
+  int line = 0, col = 0;
+};
+
+/// 1-based line and column (in UTF-8 code points) of byte `offset` of `s`; lines end at "\r\n",
+/// "\n" or a lone "\r", like in the lexer. A leading BOM takes no column.
+std::pair<int, int> locate(std::string_view s, std::size_t offset) {
+  int line = 1, col = 1;
+  std::size_t i = s.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  for (; i < offset && i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\n' || (c == '\r' && !(i + 1 < s.size() && s[i + 1] == '\n'))) {
+      ++line;
+      col = 1;
+    } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+/// Character classes for the lexer: bit 1 identifier start, bit 2 digit.
+constexpr std::array<unsigned char, 256> kCharClass = [] {
+  std::array<unsigned char, 256> t{};
+  for (int c = 'A'; c <= 'Z'; ++c)
+    t[c] = 1;
+  for (int c = 'a'; c <= 'z'; ++c)
+    t[c] = 1;
+  t['_'] = 1;
+  for (int c = '0'; c <= '9'; ++c)
+    t[c] = 2;
+  return t;
+}();
+bool is_ident_start(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] & 1;
+}
+bool is_digit(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] & 2;
+}
+bool is_ident_char(char c) {
+  return kCharClass[static_cast<unsigned char>(c)] != 0;
+}
+
+/// Printable form of (at most 40 bytes of) `s` for error messages.
+std::string quote(std::string_view s) {
+  std::string out = "'";
+  const std::size_t limit = 40;
+  for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\'' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20 || c == 0x7f || c >= 0x80) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  if (s.size() > limit) out += "...";
+  out += '\'';
+  return out;
+}
+
+/// Splits text into tokens; stops at the first lexical error, which becomes an `error` token
+/// (the parser reports it only if it gets that far, so the first error in the text wins).
+class Lexer {
+public:
+  explicit Lexer(std::string_view s) : s_(s) {
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
+
+  std::vector<Token> run(std::optional<Failure>& error) {
+    std::vector<Token> out;
+    out.reserve(s_.size() / 2 + 8);
+    bool at_line_start = true; // at the start of a physical line at depth 0
+    bool line_has_tokens = false;
+    int pending_indent = -1;
+    int depth = 0;
+    auto emit = [&](Tk kind, std::size_t start, std::size_t end) {
+      out.push_back(Token{kind, s_.substr(start, end - start), pending_indent});
+      pending_indent = -1;
+      line_has_tokens = true;
+    };
+    auto fail = [&](std::size_t at, std::string msg) {
+      error = Failure{at, std::move(msg)};
+      out.push_back(Token{Tk::error, s_.substr(at, 1), pending_indent});
+      out.push_back(Token{Tk::eof, s_.substr(at, 0), 0});
+      return out;
+    };
+    while (true) {
+      if (at_line_start && depth == 0) {
+        at_line_start = false;
+        std::size_t i = pos_;
+        int spaces = 0;
+        std::size_t first_other_ws = std::string_view::npos;
+        while (i < s_.size() && (s_[i] == ' ' || s_[i] == '\t' || s_[i] == '\f' || s_[i] == '\v')) {
+          if (s_[i] == ' ' && first_other_ws == std::string_view::npos)
+            ++spaces;
+          else if (first_other_ws == std::string_view::npos)
+            first_other_ws = i;
+          ++i;
+        }
+        const bool blank = i >= s_.size() || s_[i] == '#' || s_[i] == '\n' || s_[i] == '\r';
+        if (!blank) {
+          if (first_other_ws != std::string_view::npos)
+            return fail(first_other_ws, s_[first_other_ws] == '\t'
+                                            ? "tab in indentation (indent with spaces)"
+                                            : "unexpected whitespace character in indentation");
+          pending_indent = spaces;
+          line_has_tokens = false;
+        }
+        pos_ = i;
+      }
+      // Skip whitespace between tokens.
+      while (pos_ < s_.size() &&
+             (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\f' || s_[pos_] == '\v'))
+        ++pos_;
+      if (pos_ >= s_.size()) {
+        if (line_has_tokens && depth == 0) emit(Tk::newline, pos_, pos_);
+        out.push_back(Token{Tk::eof, s_.substr(pos_, 0), 0});
+        return out;
+      }
+      const char c = s_[pos_];
+      if (c == '#') {
+        while (pos_ < s_.size() && s_[pos_] != '\n' && s_[pos_] != '\r')
+          ++pos_;
+        continue;
+      }
+      if (c == '\n' || c == '\r') {
+        if (depth == 0 && line_has_tokens) {
+          emit(Tk::newline, pos_, pos_);
+          line_has_tokens = false;
+        }
+        pos_ += (c == '\r' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') ? 2 : 1;
+        at_line_start = depth == 0; // inside parentheses lines join (no indentation)
+        continue;
+      }
+      const std::size_t start = pos_;
+      if (is_ident_start(c)) {
+        while (pos_ < s_.size() && is_ident_char(s_[pos_]))
+          ++pos_;
+        emit(Tk::name, start, pos_);
+        continue;
+      }
+      if (is_digit(c)) {
+        while (pos_ < s_.size() && (is_ident_char(s_[pos_]) || s_[pos_] == '.'))
+          ++pos_;
+        const std::string_view lit = s_.substr(start, pos_ - start);
+        if (const char* why = check_integer(lit))
+          return fail(start, std::string(why) + " " + quote(lit));
+        emit(Tk::integer, start, pos_);
+        continue;
+      }
+      std::size_t len = 0;
+      switch (c) {
+      case '<':
+      case '>':
+      case '=':
+      case '!':
+        len = (pos_ + 1 < s_.size() && s_[pos_ + 1] == '=') ? 2 : 1;
+        if (c == '!' && len == 1) len = 0;
+        break;
+      case '(':
+        ++depth;
+        len = 1;
+        break;
+      case ')':
+        if (depth > 0) --depth;
+        len = 1;
+        break;
+      case ',':
+      case ':':
+      case '-':
+        len = 1;
+        break;
+      default:
+        break;
+      }
+      if (len == 0) {
+        std::size_t n = 1;
+        if (static_cast<unsigned char>(c) >= 0xC0)
+          while (n < 4 && pos_ + n < s_.size() &&
+                 (static_cast<unsigned char>(s_[pos_ + n]) & 0xC0) == 0x80)
+            ++n;
+        return fail(start, "unexpected character " + quote(s_.substr(pos_, n)));
+      }
+      pos_ += len;
+      emit(Tk::op, start, pos_);
+    }
+  }
+
+private:
+  /// nullptr when `lit` is a valid decimal literal, else the reason.
+  static const char* check_integer(std::string_view lit) {
+    bool prev_digit = false;
+    for (std::size_t i = 0; i < lit.size(); ++i) {
+      const char c = lit[i];
+      if (is_digit(c)) {
+        prev_digit = true;
+      } else if (c == '_' && prev_digit && i + 1 < lit.size() && is_digit(lit[i + 1])) {
+        prev_digit = false;
+      } else {
+        return "expected an integer, got";
+      }
+    }
+    if (lit.size() > 1 && lit[0] == '0') {
+      for (char c : lit)
+        if (c != '0' && c != '_') return "leading zeros are not allowed in";
+    }
+    return nullptr;
+  }
+
+  std::string_view s_;
+  std::size_t pos_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+constexpr int kMaxParenDepth = 32;
+
+enum Field { f_BM, f_BN, f_BK, f_warps, f_stages, f_group, f_wpe, f_mink, f_kpack, f_count };
+constexpr std::array<std::string_view, f_count> kFieldNames{
+    "BM", "BN", "BK", "warps", "stages", "group", "waves_per_eu", "matrix_instr_nonkdim", "kpack"};
+constexpr int kRequiredFields = 6;
+
+bool is_cmp_op(const Token& t) {
+  if (t.kind != Tk::op) return false;
+  return t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=" || t.text == "==";
+}
+
+CmpOp cmp_op_of(std::string_view s) {
+  if (s == "<") return CmpOp::lt;
+  if (s == "<=") return CmpOp::le;
+  if (s == ">") return CmpOp::gt;
+  if (s == ">=") return CmpOp::ge;
+  return CmpOp::eq;
+}
+
+/// The operator that keeps the meaning when the operands swap sides.
+CmpOp flipped(CmpOp op) {
+  switch (op) {
+  case CmpOp::lt:
+    return CmpOp::gt;
+  case CmpOp::le:
+    return CmpOp::ge;
+  case CmpOp::gt:
+    return CmpOp::lt;
+  case CmpOp::ge:
+    return CmpOp::le;
+  case CmpOp::eq:
+    return CmpOp::eq;
+  }
+  return op;
+}
+
+std::optional<Feature> feature_of(const Token& t) {
+  if (t.kind != Tk::name || t.text.size() != 1) return std::nullopt;
+  switch (t.text[0]) {
+  case 'M':
+    return Feature::M;
+  case 'N':
+    return Feature::N;
+  case 'K':
+    return Feature::K;
+  default:
+    return std::nullopt;
+  }
+}
+
+class Parser {
+public:
+  Parser(std::string_view src, const std::vector<Token>& toks,
+         const std::optional<Failure>& lex_error)
+      : src_(src), t_(toks), lex_error_(lex_error) {}
+
+  Program parse() {
+    Program prog;
+    const Token& def = peek();
+    const int d0 = def.kind == Tk::eof ? 0 : def.indent;
+    parse_def();
+    std::size_t last = p_ - 1; // last token of the last complete statement
+
+    const Token& first = peek();
+    if (first.kind == Tk::eof) fail(line_of(t_[last]) + 1, d0 + 5, missing_default());
+    if (first.indent <= d0)
+      expected(first, "an indented function body after 'def choose(M, N, K):'");
+    const int body = first.indent;
+
+    bool after_rule = false, have_default = false;
+    while (true) {
+      const Token& tk = peek();
+      if (tk.kind == Tk::eof) break;
+      if (have_default) {
+        if (tk.indent <= d0) fail(tk, "unexpected text after the end of 'choose'");
+        fail(tk, "unreachable code after the default return");
+      }
+      if (tk.indent != body) {
+        if (tk.indent <= d0)
+          fail(tk, "missing final 'return Config(...)' (the default) before the end of 'choose'");
+        if (tk.indent > body) fail(tk, indent_message("unexpected indentation", body));
+        fail(tk, indent_message("indentation does not match any outer level", body));
+      }
+      if (tk.kind == Tk::name && (tk.text == "if" || tk.text == "elif")) {
+        if (tk.text == "elif" && !after_rule) fail(tk, "'elif' without a preceding 'if'");
+        const std::string_view kw = tk.text;
+        ++p_;
+        Rule r;
+        parse_condition(r.condition);
+        r.config = parse_block(body, kw, "unreachable code after 'return' in an 'if' block");
+        prog.rules.push_back(std::move(r));
+        after_rule = true;
+      } else if (tk.kind == Tk::name && tk.text == "else") {
+        if (!after_rule) fail(tk, "'else' without a preceding 'if'");
+        ++p_;
+        expect_op(":", "':' after 'else'");
+        prog.default_config =
+            parse_block(body, "else", "unreachable code after the default return");
+        have_default = true;
+      } else if (tk.kind == Tk::name && tk.text == "return") {
+        ++p_;
+        prog.default_config = parse_config();
+        expect_newline();
+        have_default = true;
+      } else {
+        expected(tk, "'if', 'elif', 'else' or 'return'");
+      }
+      last = p_ - 1;
+    }
+    if (!have_default) fail(line_of(t_[last]) + 1, body + 1, missing_default());
+    return prog;
+  }
+
+private:
+  static std::string missing_default() {
+    return "missing final 'return Config(...)' (the default)";
+  }
+  static std::string indent_message(std::string_view what, int spaces) {
+    return std::string(what) + " (expected " + std::to_string(spaces) + " spaces)";
+  }
+
+  const Token& peek() const { return t_[p_]; }
+  const Token& next() {
+    const Token& t = t_[p_];
+    if (t.kind != Tk::eof) ++p_;
+    return t;
+  }
+
+  std::size_t offset_of(const Token& t) const { return std::size_t(t.text.data() - src_.data()); }
+  int line_of(const Token& t) const { return locate(src_, offset_of(t)).first; }
+
+  [[noreturn]] void fail(int line, int col, std::string msg) const {
+    throw Failure{0, std::move(msg), line, col};
+  }
+  [[noreturn]] void fail(const Token& at, std::string msg) const {
+    if (at.kind == Tk::error && lex_error_) throw *lex_error_;
+    throw Failure{offset_of(at), std::move(msg)};
+  }
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+    case Tk::newline:
+      return "end of line";
+    case Tk::eof:
+      return "end of input";
+    default:
+      return quote(t.text);
+    }
+  }
+  [[noreturn]] void expected(const Token& at, std::string_view what) const {
+    fail(at, "expected " + std::string(what) + ", got " + describe(at));
+  }
+
+  bool at_op(std::string_view op) const { return peek().kind == Tk::op && peek().text == op; }
+  bool at_name(std::string_view n) const { return peek().kind == Tk::name && peek().text == n; }
+  void expect_op(std::string_view op, std::string_view what) {
+    if (!at_op(op)) expected(peek(), what);
+    ++p_;
+  }
+  void expect_newline() {
+    if (peek().kind != Tk::newline) expected(peek(), "end of line");
+    ++p_;
+  }
+
+  void parse_def() {
+    static constexpr std::string_view kDef = "'def choose(M, N, K):'";
+    auto want_name = [&](std::string_view n) {
+      if (!at_name(n)) expected(peek(), kDef);
+      ++p_;
+    };
+    auto want_op = [&](std::string_view o) {
+      if (!at_op(o)) expected(peek(), kDef);
+      ++p_;
+    };
+    want_name("def");
+    want_name("choose");
+    want_op("(");
+    want_name("M");
+    want_op(",");
+    want_name("N");
+    want_op(",");
+    want_name("K");
+    want_op(")");
+    want_op(":");
+    if (peek().kind != Tk::newline) expected(peek(), "end of line after 'def choose(M, N, K):'");
+    ++p_;
+  }
+
+  /// After `if COND` / `else`: the ':' was consumed for else; for if it is expected here.
+  Config parse_block(int body, std::string_view kw, std::string_view unreachable) {
+    if (kw != "else") expect_op(":", "'and' or ':'");
+    if (at_name("return")) { // one-line form `if COND: return Config(...)`
+      ++p_;
+      Config c = parse_config();
+      expect_newline();
+      return c;
+    }
+    if (peek().kind != Tk::newline) expected(peek(), "end of line or 'return' after ':'");
+    ++p_;
+    const Token& r = peek();
+    auto what = [&] {
+      return "an indented 'return Config(...)' after '" + std::string(kw) + " ...:'";
+    };
+    if (r.kind == Tk::eof || r.indent <= body) expected(r, what());
+    const int inner = r.indent;
+    if (!at_name("return")) expected(r, what());
+    ++p_;
+    Config c = parse_config();
+    expect_newline();
+    const Token& n = peek();
+    if (n.kind != Tk::eof && n.indent > body) {
+      if (n.indent == inner) fail(n, std::string(unreachable));
+      if (n.indent > inner) fail(n, indent_message("unexpected indentation", inner));
+      fail(n, indent_message("indentation does not match any outer level", body));
+    }
+    return c;
+  }
+
+  void parse_condition(Condition& c) { parse_conjunction(c, 0); }
+
+  void parse_conjunction(Condition& c, int depth) {
+    parse_atom(c, depth);
+    while (at_name("and")) {
+      ++p_;
+      parse_atom(c, depth);
+    }
+    if (at_name("or")) fail(peek(), "'or' is not supported; write one rule per alternative");
+    if (depth > 0 && !at_op(")")) expected(peek(), "'and' or ')'");
+  }
+
+  void parse_atom(Condition& c, int depth) {
+    const Token& tk = peek();
+    if (tk.kind == Tk::op && tk.text == "(") {
+      if (depth >= kMaxParenDepth) fail(tk, "parentheses nested too deeply");
+      ++p_;
+      parse_conjunction(c, depth + 1);
+      ++p_; // the ')' checked by parse_conjunction
+      return;
+    }
+    if (tk.kind == Tk::name) {
+      if (tk.text == "True") {
+        ++p_;
+        return;
+      }
+      if (tk.text == "not" || tk.text == "or" || tk.text == "False")
+        fail(tk, quote(tk.text) + " is not supported in conditions");
+      const auto f = feature_of(tk);
+      if (!f)
+        fail(tk, "unknown name " + quote(tk.text) +
+                     "; a comparison tests M, N or K against an integer");
+      ++p_;
+      const Token& op = peek();
+      if (!is_cmp_op(op)) {
+        if (op.kind == Tk::op && op.text == "!=") fail(op, "'!=' is not supported");
+        expected(op, "a comparison operator (<, <=, >, >=, ==) after " + quote(tk.text));
+      }
+      ++p_;
+      const std::int64_t v = parse_int(op, true);
+      c.terms.push_back(Comparison{*f, cmp_op_of(op.text), v});
+      return;
+    }
+    if (tk.kind == Tk::integer || (tk.kind == Tk::op && tk.text == "-")) {
+      const std::int64_t v = parse_int(tk, false);
+      const Token& op = peek();
+      if (!is_cmp_op(op)) {
+        if (op.kind == Tk::op && op.text == "!=") fail(op, "'!=' is not supported");
+        expected(op, "a comparison operator (<, <=, >, >=, ==) after " + quote(t_[p_ - 1].text));
+      }
+      ++p_;
+      const Token& ft = peek();
+      const auto f = feature_of(ft);
+      if (!f) expected(ft, "M, N or K after " + quote(op.text));
+      ++p_;
+      c.terms.push_back(Comparison{*f, flipped(cmp_op_of(op.text)), v});
+      if (is_cmp_op(peek())) { // chained: 1 <= M <= 128
+        const Token& op2 = next();
+        const std::int64_t v2 = parse_int(op2, true);
+        c.terms.push_back(Comparison{*f, cmp_op_of(op2.text), v2});
+      }
+      return;
+    }
+    expected(tk, "a comparison like 'M <= 128'");
+  }
+
+  /// Parses `[-] integer`. `after` names the preceding token for the message when `say_after`.
+  std::int64_t parse_int(const Token& after, bool say_after) {
+    auto what = [&] {
+      return say_after ? "an integer after " + quote(after.text) : std::string("an integer");
+    };
+    bool negative = false;
+    if (at_op("-")) {
+      negative = true;
+      ++p_;
+      if (peek().kind != Tk::integer) expected(peek(), "an integer after '-'");
+    }
+    const Token& lit = peek();
+    if (lit.kind != Tk::integer) expected(lit, what());
+    ++p_;
+    std::uint64_t v = 0;
+    const std::uint64_t limit = negative ? std::uint64_t(INT64_MAX) + 1 : std::uint64_t(INT64_MAX);
+    for (char ch : lit.text) {
+      if (ch == '_') continue;
+      const std::uint64_t d = std::uint64_t(ch - '0');
+      if (v > (limit - d) / 10)
+        fail(lit, "integer " + quote(lit.text) + " does not fit in 64 bits");
+      v = v * 10 + d;
+    }
+    if (negative) return v == std::uint64_t(INT64_MAX) + 1 ? INT64_MIN : -std::int64_t(v);
+    return std::int64_t(v);
+  }
+
+  Config parse_config() {
+    if (!at_name("Config")) expected(peek(), "'Config(...)' after 'return'");
+    ++p_;
+    expect_op("(", "'(' after 'Config'");
+    std::array<std::optional<int>, f_count> vals{};
+    while (!at_op(")")) {
+      const Token& key = peek();
+      if (key.kind != Tk::name) expected(key, "a Config field like 'BM=128' or ')'");
+      int field = -1;
+      for (int i = 0; i < f_count; ++i)
+        if (kFieldNames[i] == key.text) field = i;
+      if (field < 0)
+        fail(key, "unknown Config field " + quote(key.text) +
+                      " (expected BM, BN, BK, warps, stages, group, waves_per_eu, "
+                      "matrix_instr_nonkdim or kpack)");
+      if (vals[field]) fail(key, "duplicate Config field " + quote(key.text));
+      ++p_;
+      if (!at_op("=")) expected(peek(), "'=' after " + quote(key.text));
+      ++p_;
+      const Token& vt = peek();
+      const std::int64_t v = parse_int(t_[p_ - 1], false);
+      const bool required = field < kRequiredFields;
+      if (required ? v <= 0 : v < 0)
+        fail(vt, "Config field " + quote(key.text) + " must be a " +
+                     (required ? "positive" : "non-negative") + " integer");
+      if (v > INT_MAX) fail(vt, "Config field " + quote(key.text) + " is too large");
+      vals[field] = int(v);
+      if (at_op(",")) {
+        ++p_;
+        continue;
+      }
+      if (!at_op(")")) expected(peek(), "',' or ')'");
+    }
+    const Token& close = peek();
+    std::string missing;
+    int n_missing = 0;
+    for (int i = 0; i < kRequiredFields; ++i)
+      if (!vals[i]) {
+        missing += (n_missing++ ? ", " : "") + quote(kFieldNames[i]);
+      }
+    if (n_missing)
+      fail(close, std::string(n_missing == 1 ? "missing Config field " : "missing Config fields ") +
+                      missing);
+    ++p_;
+    Config c;
+    c.BM = *vals[f_BM];
+    c.BN = *vals[f_BN];
+    c.BK = *vals[f_BK];
+    c.warps = *vals[f_warps];
+    c.stages = *vals[f_stages];
+    c.group = *vals[f_group];
+    c.waves_per_eu = vals[f_wpe];
+    c.matrix_instr_nonkdim = vals[f_mink];
+    c.kpack = vals[f_kpack];
+    return c;
+  }
+
+  std::string_view src_;
+  const std::vector<Token>& t_;
+  const std::optional<Failure>& lex_error_;
+  std::size_t p_ = 0;
+};
+
+} // namespace
+
+std::string print_config(const Config& c) {
+  std::string out;
+  append_config(out, c);
+  return out;
+}
+
+std::string print_condition(const Condition& c) {
+  std::string out;
+  append_condition(out, c);
+  return out;
+}
+
+std::string print_program(const Program& p) {
+  std::string out;
+  out.reserve(64 + 120 * (p.rules.size() + 1));
+  out += "def choose(M, N, K):\n";
+  for (const auto& r : p.rules) {
+    out += "    if ";
+    append_condition(out, r.condition);
+    out += ":\n        return ";
+    append_config(out, r.config);
+    out += '\n';
+  }
+  out += "    return ";
+  append_config(out, p.default_config);
+  out += '\n';
+  return out;
+}
+
+std::string ParseError::str() const {
+  return std::to_string(line) + ":" + std::to_string(col) + ": " + message;
+}
+
+ParseResult parse_program(std::string_view text) {
+  ParseResult res;
+  try {
+    std::optional<Failure> lex_error;
+    const std::vector<Token> toks = Lexer(text).run(lex_error);
+    res.program = Parser(text, toks, lex_error).parse();
+  } catch (const Failure& f) {
+    res.program.reset();
+    if (f.line > 0) {
+      res.error = ParseError{f.line, f.col, f.message};
+    } else {
+      const auto [line, col] = locate(text, f.offset);
+      res.error = ParseError{line, col, f.message};
+    }
+  } catch (const std::exception& e) { // only allocation failure can get here
+    res.program.reset();
+    res.error = ParseError{1, 1, std::string("internal error: ") + e.what()};
+  }
+  return res;
+}
+
+Program parse_program_or_throw(std::string_view text, std::string_view source) {
+  ParseResult r = parse_program(text);
+  if (!r.ok()) throw InputError(std::string(source) + ":" + r.error->str());
+  return std::move(*r.program);
+}
+
+Program load_program_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path + ": cannot read program file: it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open program file: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": cannot read program file");
+  return parse_program_or_throw(ss.str(), path);
+}
+
+} // namespace tv

@@ -1,0 +1,212 @@
+#include "models/shape_file.hpp"
+
+#include "ir/error.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <system_error>
+
+namespace tv {
+
+namespace {
+
+constexpr std::int64_t kMaxSize = std::int64_t(1) << 31;
+
+std::string_view trim(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!s.empty() && is_space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// Splits one line on commas and trims every field (no quoting).
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const std::size_t comma = line.find(',');
+    out.push_back(trim(line.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    line.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+std::string join(const std::vector<std::string_view>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += ',';
+    out += parts[i];
+  }
+  return out;
+}
+
+/// The columns a shape file may have, in canonical order.
+enum Column { kName, kM, kN, kK, kDtype, kWeight, kColumns };
+constexpr std::array<std::string_view, kColumns> kColumnNames = {"name", "M",     "N",
+                                                                 "K",    "dtype", "weight"};
+
+std::optional<Column> column_of(std::string_view field) {
+  const std::string l = lower(field);
+  for (int c = 0; c < kColumns; ++c)
+    if (l == lower(kColumnNames[c])) return Column(c);
+  return std::nullopt;
+}
+
+/// Reports "<source>:<line>: <what>".
+[[noreturn]] void fail(std::string_view source, int line, const std::string& what) {
+  throw InputError(fmt::format("{}:{}: {}", source, line, what));
+}
+
+std::int64_t parse_size(std::string_view field, std::string_view column, std::string_view source,
+                        int line) {
+  std::int64_t v = 0;
+  const char* end = field.data() + field.size();
+  const auto [ptr, ec] = std::from_chars(field.data(), end, v);
+  const bool too_big = ec == std::errc::result_out_of_range && field.front() != '-';
+  if (ec == std::errc::invalid_argument || ptr != end || (!too_big && v <= 0))
+    fail(source, line, fmt::format("{} must be a positive integer, got '{}'", column, field));
+  if (too_big || v > kMaxSize)
+    fail(source, line,
+         fmt::format("{} must be at most 2^31 ({}), got '{}'", column, kMaxSize, field));
+  return v;
+}
+
+double parse_weight(std::string_view field, std::string_view source, int line) {
+  double v = 0;
+  const char* end = field.data() + field.size();
+  const auto [ptr, ec] = std::from_chars(field.data(), end, v);
+  if (field.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < 0)
+    fail(source, line, fmt::format("weight must be a finite number >= 0, got '{}'", field));
+  return v;
+}
+
+} // namespace
+
+std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view source) {
+  // A UTF-8 byte order mark (spreadsheet exports) is not part of the first column's name.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+
+  std::array<int, kColumns> index; // field index of each column, -1 when absent
+  index.fill(-1);
+  std::size_t width = 0; // fields per row, from the header
+  bool have_header = false;
+  std::vector<Shape> shapes;
+  std::map<std::string, int, std::less<>> first_line; // name -> line it was defined on
+
+  int line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    const std::size_t nl = text.find('\n');
+    const std::string_view raw = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string_view> fields = split_fields(line);
+
+    if (!have_header) {
+      have_header = true;
+      width = fields.size();
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const auto col = column_of(fields[i]);
+        if (!col)
+          fail(source, line_no,
+               fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight)",
+                           fields[i]));
+        if (index[*col] >= 0)
+          fail(source, line_no, fmt::format("duplicate column '{}'", kColumnNames[*col]));
+        index[*col] = int(i);
+      }
+      for (Column c : {kName, kM, kN, kK})
+        if (index[c] < 0)
+          fail(source, line_no,
+               fmt::format("missing column '{}' (header has: {})", kColumnNames[c], join(fields)));
+      continue;
+    }
+
+    if (fields.size() != width)
+      fail(source, line_no, fmt::format("expected {} fields, got {}", width, fields.size()));
+    Shape s;
+    s.name = std::string(fields[index[kName]]);
+    if (s.name.empty()) fail(source, line_no, "empty name");
+    s.M = parse_size(fields[index[kM]], "M", source, line_no);
+    s.N = parse_size(fields[index[kN]], "N", source, line_no);
+    s.K = parse_size(fields[index[kK]], "K", source, line_no);
+    if (index[kDtype] >= 0) {
+      const std::string_view d = fields[index[kDtype]];
+      const auto dtype = parse_dtype(d);
+      if (!dtype)
+        fail(source, line_no, fmt::format("unknown dtype '{}' (expected bf16, f16, f32, fp8)", d));
+      s.dtype = *dtype;
+    }
+    if (index[kWeight] >= 0) s.weight = parse_weight(fields[index[kWeight]], source, line_no);
+    const auto [it, inserted] = first_line.emplace(s.name, line_no);
+    if (!inserted)
+      fail(source, line_no,
+           fmt::format("duplicate shape name '{}' (first on line {})", s.name, it->second));
+    shapes.push_back(std::move(s));
+  }
+
+  if (shapes.empty()) throw InputError(fmt::format("{}: no shapes", source));
+  bool any_weight = false;
+  for (const Shape& s : shapes)
+    any_weight = any_weight || s.weight > 0;
+  if (!any_weight)
+    throw InputError(
+        fmt::format("{}: all weights are zero (at least one must be positive)", source));
+  return shapes;
+}
+
+std::vector<Shape> load_shape_file(const std::string& path) {
+  const auto cannot_read = [&](int err) {
+    return InputError(
+        fmt::format("cannot read '{}': {}", path, err ? std::strerror(err) : "unknown error"));
+  };
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw cannot_read(errno);
+  std::string text;
+  char buf[1 << 14];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    text.append(buf, n);
+  const int err = errno;
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw cannot_read(err); // e.g. a directory: EISDIR
+  return parse_shape_csv(text, path);
+}
+
+std::string format_shape_csv(const std::vector<Shape>& shapes) {
+  std::string out = "name,M,N,K,dtype,weight\n";
+  for (const Shape& s : shapes) {
+    // Unnamed shapes get their MxNxK label so the file loads back (names are required there).
+    const std::string name = s.label();
+    if (name.find_first_of(",\n\r") != std::string::npos || trim(name) != name ||
+        name.front() == '#')
+      throw InputError(fmt::format(
+          "cannot write shape name '{}' to CSV (no commas, line breaks, leading '#', or "
+          "surrounding spaces)",
+          name));
+    out += fmt::format("{},{},{},{},{},{}\n", name, s.M, s.N, s.K, dtype_name(s.dtype), s.weight);
+  }
+  return out;
+}
+
+} // namespace tv

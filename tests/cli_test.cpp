@@ -1,0 +1,102 @@
+// End-to-end tests: run the real tilevolve binary on real files.
+#include "support/fixtures.hpp"
+
+#include <array>
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;
+};
+
+/// Runs tilevolve with `args` (a shell fragment); captures stdout, stderr to stdout when asked.
+Run run(const std::string& args, bool merge_stderr = false) {
+  const std::string cmd = std::string(TILEVOLVE_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Run r;
+  FILE* f = popen(cmd.c_str(), "r");
+  REQUIRE(f);
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(f);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+} // namespace
+
+TEST_CASE("cli: baselines --json reports every method on train and test") {
+  const Run r = run("baselines --gpu h100 --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["problem"]["gpu"] == "h100");
+  CHECK(j["problem"]["train_shapes"] == 44);
+  CHECK(j["problem"]["test_shapes"] == 44);
+  CHECK(j["per_shape"].size() == 88);
+  for (const char* m : {"expert", "best_single", "per_m_table", "oracle"})
+    for (const char* half : {"train", "test"}) {
+      INFO(m << " " << half);
+      const auto& s = j["methods"][m][half];
+      CHECK(s["fraction_of_oracle"].get<double>() <= 1.0 + 1e-12);
+      CHECK(s["speedup_vs_expert"].get<double>() > 0);
+    }
+  CHECK(j["methods"]["oracle"]["test"]["fraction_of_oracle"].get<double>() ==
+        doctest::Approx(1.0));
+  CHECK(j["methods"]["best_single"]["test"]["fraction_of_oracle"].get<double>() <
+        j["methods"]["per_m_table"]["test"]["fraction_of_oracle"].get<double>());
+}
+
+TEST_CASE("cli: baselines text report names the problem and prints the per-M program") {
+  const Run r = run("baselines --split model:llama3-8b");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("train on model llama3-8b") != std::string::npos);
+  CHECK(r.out.find("per-shape oracle") != std::string::npos);
+  CHECK(r.out.find("def choose(M, N, K):") != std::string::npos);
+}
+
+TEST_CASE("cli: score the expert gives speedup 1 and a rejected program exits 1 with reasons") {
+  const Run ok = run("score " + tv::data_path("experts/lecture.py") + " --json");
+  REQUIRE(ok.status == 0);
+  const auto j = nlohmann::json::parse(ok.out);
+  CHECK(j["train"]["speedup_vs_expert"].get<double>() == doctest::Approx(1.0));
+  CHECK(j["program"]["static_check"].empty());
+
+  const std::string bad = temp_file("bad_regs.py", "def choose(M, N, K):\n"
+                                                   "    return Config(BM=256, BN=128, BK=64, "
+                                                   "warps=4, stages=3, group=8)\n");
+  const Run rej = run("score " + bad);
+  CHECK(rej.status == 1);
+  CHECK(rej.out.find("296 registers per thread > 255") != std::string::npos);
+}
+
+TEST_CASE("cli: bad input gives a message naming the file and line, exit status 2") {
+  const std::string shapes = temp_file("bad_shapes.csv", "name,M,N,K\na,1,2,3\nb,0,2,3\n");
+  const Run r = run("baselines --shapes " + shapes, true);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("bad_shapes.csv:3:") != std::string::npos);
+
+  const std::string prog = temp_file("bad_prog.py", "def choose(M, N, K):\n    if M <= abc:\n");
+  const Run p = run("score " + prog, true);
+  CHECK(p.status == 2);
+  CHECK(p.out.find("bad_prog.py:2:") != std::string::npos);
+
+  const Run g = run("baselines --gpu nosuch", true);
+  CHECK(g.status == 2);
+  CHECK(g.out.find("unknown GPU 'nosuch'") != std::string::npos);
+  CHECK(g.out.find("h100") != std::string::npos);
+}

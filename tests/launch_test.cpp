@@ -1,0 +1,89 @@
+#include "models/launch.hpp"
+#include "models/static_check.hpp"
+#include "support/fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace tv;
+using tv::test::cfg;
+
+TEST_CASE("launch: 256x128 on 4 warps needs 296 registers and is rejected; 8 warps launches") {
+  const Gpu& h100 = test::gpu("h100");
+  CHECK(registers_per_thread(cfg(256, 128, 64, 4, 3, 8), h100) == 296);
+  auto why = launch_problem(cfg(256, 128, 64, 4, 3, 8), h100, DType::bf16);
+  REQUIRE(why);
+  CHECK(*why == "BM=256 BN=128 warps=4: 296 registers per thread > 255");
+  CHECK_FALSE(launch_problem(cfg(256, 128, 64, 8, 3, 8), h100, DType::bf16));
+}
+
+TEST_CASE("launch: shared memory, threads, tile split and config space reasons") {
+  const Gpu& h100 = test::gpu("h100");
+  auto smem = launch_problem(cfg(128, 256, 128, 8, 4, 8), h100, DType::bf16);
+  REQUIRE(smem);
+  CHECK(smem->find("bytes of shared memory > 232448") != std::string::npos);
+  CHECK(shared_memory_bytes(cfg(128, 128, 64, 4, 3, 8), h100, DType::bf16) == 3 * 256 * 64 * 2);
+
+  auto split = launch_problem(cfg(16, 32, 64, 4, 3, 1), h100, DType::bf16);
+  REQUIRE(split);
+  CHECK(split->find("fewer than 256 output elements") != std::string::npos);
+
+  auto space = launch_problem(cfg(48, 128, 64, 4, 3, 8), h100, DType::bf16);
+  REQUIRE(space);
+  CHECK(space->find("BM=48 is not in the h100 config space") != std::string::npos);
+
+  Config amd = cfg(128, 128, 64, 4, 2, 8);
+  amd.kpack = 2;
+  auto knob = launch_problem(amd, h100, DType::bf16);
+  REQUIRE(knob);
+  CHECK(knob->find("kpack=2 is an AMD option") != std::string::npos);
+}
+
+TEST_CASE("launch: AMD LDS limits differ between MI300X (64 KiB) and MI355X (160 KiB)") {
+  const Gpu& mi300x = test::gpu("mi300x");
+  const Gpu& mi355x = test::gpu("mi355x");
+  // Two LDS buffers of (256+256)*64*2 bytes = 128 KiB: too big for MI300X, fits MI355X.
+  const Config big = cfg(256, 256, 64, 8, 3, 8);
+  CHECK(shared_memory_bytes(big, mi300x, DType::bf16) == 2 * 512 * 64 * 2);
+  auto why = launch_problem(big, mi300x, DType::bf16);
+  REQUIRE(why);
+  CHECK(why->find("LDS") != std::string::npos);
+  CHECK_FALSE(launch_problem(big, mi355x, DType::bf16));
+  // AMD knobs are legal there, and checked against the profile's lists.
+  Config k = cfg(128, 128, 64, 4, 2, 8);
+  k.matrix_instr_nonkdim = 16;
+  k.kpack = 2;
+  CHECK_FALSE(launch_problem(k, mi300x, DType::bf16));
+  k.kpack = 3;
+  CHECK(launch_problem(k, mi300x, DType::bf16));
+}
+
+TEST_CASE("launch: occupancy is limited by registers and shared memory") {
+  const Gpu& h100 = test::gpu("h100");
+  // 128x128x64, 4 warps, 3 stages: 96 KiB of shared memory -> 2 blocks per SM.
+  CHECK(blocks_per_unit(cfg(128, 128, 64, 4, 3, 8), h100, DType::bf16) == 2);
+  // Fewer stages free shared memory; registers (168 x 128 threads) then allow 3.
+  CHECK(blocks_per_unit(cfg(128, 128, 32, 4, 2, 8), h100, DType::bf16) == 3);
+  CHECK(blocks_per_unit(cfg(256, 128, 64, 4, 3, 8), h100, DType::bf16) == 0);
+}
+
+TEST_CASE("static_check: reports each unlaunchable reachable branch with its reason") {
+  const Gpu& h100 = test::gpu("h100");
+  Program p = parse_program_or_throw("def choose(M, N, K):\n"
+                                     "    if M <= 16:\n"
+                                     "        return Config(BM=256, BN=128, BK=64, warps=4, "
+                                     "stages=3, group=8)\n"
+                                     "    if M <= 8:\n"
+                                     "        return Config(BM=48, BN=128, BK=64, warps=4, "
+                                     "stages=3, group=8)\n"
+                                     "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, "
+                                     "group=8)\n",
+                                     "test");
+  auto issues = static_check(p, h100, {DType::bf16});
+  // Rule 2 is dead (covered by rule 1), so only rule 1 is reported.
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].rule == 0);
+  CHECK(issues[0].reason.find("296 registers per thread > 255") != std::string::npos);
+  CHECK(format_static_issues(issues).rfind("rule 1 (256x128x64 w4 s3 g8): ", 0) == 0);
+  CHECK(static_check(load_program_file(data_path("experts/lecture.py")), h100, {DType::bf16})
+            .empty());
+}

@@ -1,0 +1,126 @@
+#include "ir/error.hpp"
+#include "models/shape_file.hpp"
+#include "models/split.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+using namespace tv;
+
+namespace {
+
+std::vector<Shape> numbered(int n) {
+  std::vector<Shape> shapes;
+  for (int i = 0; i < n; ++i) {
+    Shape s;
+    s.M = i + 1;
+    s.name = (i % 2 ? "b:" : "a:") + std::to_string(i);
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+std::vector<Shape> lecture() {
+  return load_shape_file(TILEVOLVE_SOURCE_DIR "/data/shapes/lecture.csv");
+}
+
+/// Position of each shape in `all` (shapes have unique names).
+std::vector<std::size_t> positions(const std::vector<Shape>& part, const std::vector<Shape>& all) {
+  std::vector<std::size_t> out;
+  for (const Shape& s : part)
+    out.push_back(std::size_t(std::find(all.begin(), all.end(), s) - all.begin()));
+  return out;
+}
+
+std::string error_of(const std::vector<Shape>& shapes, const std::string& spec) {
+  try {
+    make_split(shapes, spec, 0);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("split: random is half/half, disjoint, covers all, keeps file order") {
+  for (int n : {2, 3, 7, 88}) {
+    const auto shapes = n == 88 ? lecture() : numbered(n);
+    const Split sp = make_split(shapes, "random", 42);
+    CHECK(sp.train.size() == std::size_t((n + 1) / 2));
+    CHECK(sp.test.size() == std::size_t(n / 2));
+    const auto tr = positions(sp.train, shapes), te = positions(sp.test, shapes);
+    CHECK(std::is_sorted(tr.begin(), tr.end()));
+    CHECK(std::is_sorted(te.begin(), te.end()));
+    std::set<std::size_t> all(tr.begin(), tr.end());
+    all.insert(te.begin(), te.end());
+    CHECK(all.size() == std::size_t(n)); // disjoint and every shape present
+    CHECK(*all.rbegin() == std::size_t(n - 1));
+    CHECK(sp.description == "random half/half (seed 42)");
+  }
+}
+
+TEST_CASE("split: random depends on the seed only") {
+  const auto shapes = lecture();
+  const Split a = make_split(shapes, "random", 7), b = make_split(shapes, "random", 7);
+  CHECK(a.train == b.train);
+  CHECK(a.test == b.test);
+  const Split c = make_split(shapes, "random", 8);
+  CHECK(c.train != a.train);
+  // Not simply the first half of the file.
+  CHECK(a.train != std::vector<Shape>(shapes.begin(), shapes.begin() + 44));
+  std::set<std::vector<std::size_t>> distinct;
+  for (std::uint64_t seed = 0; seed < 10; ++seed)
+    distinct.insert(positions(make_split(shapes, "random", seed).train, shapes));
+  CHECK(distinct.size() == 10);
+}
+
+TEST_CASE("split: model split on the lecture shapes") {
+  const auto shapes = lecture();
+  const Split sp = make_split(shapes, "model:llama3-8b", 3);
+  REQUIRE(sp.train.size() == 44);
+  REQUIRE(sp.test.size() == 44);
+  CHECK(sp.train == std::vector<Shape>(shapes.begin(), shapes.begin() + 44));
+  CHECK(sp.test == std::vector<Shape>(shapes.begin() + 44, shapes.end()));
+  for (const Shape& s : sp.test)
+    CHECK(s.name.starts_with("llama3-70b-tp8:"));
+  CHECK(sp.description == "train on model llama3-8b (44 shapes), test on the rest (44)");
+  const Split rev = make_split(shapes, "model:llama3-70b-tp8", 0);
+  CHECK(rev.train == sp.test);
+  CHECK(rev.test == sp.train);
+  // The prefix must be a whole model name followed by ':'.
+  CHECK(error_of(shapes, "model:llama3") ==
+        "split 'model:llama3' selects no training shapes; names look like 'llama3-8b:qkv:M1'");
+}
+
+TEST_CASE("split: none uses every shape on both sides") {
+  const auto shapes = numbered(5);
+  const Split sp = make_split(shapes, "none", 1);
+  CHECK(sp.train == shapes);
+  CHECK(sp.test == shapes);
+  CHECK(sp.description == "no split: train and test are all 5 shapes");
+}
+
+TEST_CASE("split: errors") {
+  const auto shapes = numbered(4);
+  CHECK(error_of(shapes, "model:foo") ==
+        "split 'model:foo' selects no training shapes; names look like 'a:0'");
+  CHECK(error_of(shapes, "x") == "unknown split 'x' (expected random, model:NAME or none)");
+  CHECK(error_of(shapes, "Random") ==
+        "unknown split 'Random' (expected random, model:NAME or none)");
+  CHECK(error_of(shapes, "model:") == "split 'model:' needs a model name (model:NAME)");
+  CHECK(error_of(numbered(1), "random") ==
+        "split 'random' needs at least 2 shapes to fill both halves, got 1");
+  CHECK(error_of({}, "none") == "split 'none' has no shapes to train or test on");
+  auto one_model = numbered(4);
+  for (Shape& s : one_model)
+    s.name = "m:" + std::to_string(s.M);
+  CHECK(error_of(one_model, "model:m") ==
+        "split 'model:m' leaves no test shapes: all 4 shapes are from model m");
+  std::vector<Shape> unnamed(3);
+  CHECK(error_of(unnamed, "model:m") ==
+        "split 'model:m' selects no training shapes; the shapes have no names");
+}

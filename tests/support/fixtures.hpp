@@ -1,0 +1,53 @@
+#pragma once
+/// Shared test fixtures: the lecture problem on each GPU, loaded once per process.
+#include "eval/problem.hpp"
+#include "ir/text.hpp"
+#include "models/data_dir.hpp"
+#include "models/gpu.hpp"
+#include "models/shape_file.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace tv::test {
+
+/// The lecture shape set (88 shapes).
+inline const std::vector<Shape>& lecture_shapes() {
+  static const std::vector<Shape> s = load_shape_file(data_path("shapes/lecture.csv"));
+  return s;
+}
+
+/// A GPU profile by name, loaded once.
+inline const Gpu& gpu(const std::string& name) {
+  static std::map<std::string, Gpu> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, find_gpu(name)).first;
+  return it->second;
+}
+
+/// The lecture problem with the random split (seed 0) on `gpu_name`, loaded once.
+inline const Problem& lecture_problem(const std::string& gpu_name = "h100") {
+  static std::map<std::string, std::unique_ptr<Problem>> cache;
+  auto& p = cache[gpu_name];
+  if (!p) {
+    ProblemSpec spec;
+    spec.gpu = gpu_name;
+    p = load_problem(spec);
+  }
+  return *p;
+}
+
+/// Config from its fields (AMD knobs unset).
+inline Config cfg(int bm, int bn, int bk, int warps, int stages, int group) {
+  Config c;
+  c.BM = bm;
+  c.BN = bn;
+  c.BK = bk;
+  c.warps = warps;
+  c.stages = stages;
+  c.group = group;
+  return c;
+}
+
+} // namespace tv::test
