@@ -15,6 +15,9 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec) {
                  "train/test split: random (half/half), model:NAME (train on NAME:*), none")
       ->capture_default_str();
   cmd.add_option("--split-seed", spec.seed, "seed of the random split")->capture_default_str();
+  cmd.add_option("--backend", spec.backend,
+                 "timing backend: analytic (the GPU model) or replay:FILE (recorded measurements)")
+      ->capture_default_str();
   cmd.add_option("--expert", spec.expert,
                  "expert program file (the reference); default data/experts/lecture.py, or lecture_amd.py on AMD GPUs");
 }

@@ -6,7 +6,7 @@
 
 namespace tv {
 
-/// Adds --gpu, --shapes, --test-shapes, --split, --split-seed and --expert to `cmd`, filling `spec`.
+/// Adds --gpu, --shapes, --test-shapes, --split, --split-seed, --backend and --expert to `cmd`.
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec);
 
 } // namespace tv

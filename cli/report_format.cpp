@@ -33,7 +33,7 @@ nlohmann::json method_json(const MethodResult& m) {
 nlohmann::json problem_json(const Problem& p) {
   return {{"gpu", p.gpu.name},
           {"gpu_full_name", p.gpu.full_name},
-          {"backend", "analytic"},
+          {"backend", p.backend->name()},
           {"shapes_file", p.shapes_path},
           {"test_shapes_file", p.test_shapes_path},
           {"expert_file", p.expert_path},
@@ -62,9 +62,9 @@ std::string methods_table(const std::vector<MethodResult>& methods) {
 }
 
 std::string problem_header(const Problem& p) {
-  return fmt::format("GPU {} ({}), analytic model; {} shapes from {}{}\n"
+  return fmt::format("GPU {} ({}), backend {}; {} shapes from {}{}\n"
                      "split: {} -> {} train, {} test; {} launchable configs\n",
-                     p.gpu.name, p.gpu.full_name, p.table->shapes().size(), p.shapes_path,
+                     p.gpu.name, p.gpu.full_name, p.backend->name(), p.table->shapes().size(), p.shapes_path,
                      p.test_shapes_path.empty() ? "" : " and " + p.test_shapes_path,
                      p.split_description, p.train_rows.size(), p.test_rows.size(),
                      p.table->configs().size());

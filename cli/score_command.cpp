@@ -24,7 +24,7 @@ struct ScoreOptions {
 void run_score(const ScoreOptions& o) {
   const Program prog = load_program_file(o.program_path);
   auto p = load_problem(o.spec);
-  const auto issues = static_check(prog, p->gpu, p->dtypes());
+  const auto issues = p->static_issues(prog);
   const Program simple = simplify(prog);
 
   MethodResult m;

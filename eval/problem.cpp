@@ -1,6 +1,8 @@
 #include "eval/problem.hpp"
 
+#include "eval/backend_factory.hpp"
 #include "ir/error.hpp"
+#include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "models/data_dir.hpp"
 #include "models/shape_file.hpp"
@@ -20,10 +22,31 @@ std::vector<DType> Problem::dtypes() const {
   return out;
 }
 
+std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
+  const auto ds = dtypes();
+  std::vector<StaticIssue> issues = static_check(prog, gpu, ds);
+  if (!issues.empty()) return issues;
+  for (const Config& c : reachable_configs(prog))
+    for (DType d : ds)
+      if (auto why = backend->cannot_time(c, d)) {
+        issues.push_back({-1, c, *why});
+        break;
+      }
+  // Name the rule of each backend issue (the first live rule returning that config).
+  for (auto& i : issues)
+    for (std::size_t r = 0; r < prog.rules.size(); ++r)
+      if (prog.rules[r].config == i.config && !effective_region(prog, r).empty()) {
+        i.rule = int(r);
+        break;
+      }
+  return issues;
+}
+
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   auto p = std::make_unique<Problem>();
   p->spec = spec;
   p->gpu = find_gpu(spec.gpu);
+  p->backend = make_backend(spec.backend, p->gpu);
   p->shapes_path = spec.shapes.empty() ? data_path("shapes/lecture.csv") : spec.shapes;
   // The lecture's expert, in its AMD form (2 stages) on AMD GPUs, unless one is given.
   p->expert_path = !spec.expert.empty()      ? spec.expert
@@ -63,14 +86,12 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   for (const auto& s : train) p->train_rows.push_back(row_of(s));
   for (const auto& s : test) p->test_rows.push_back(row_of(s));
 
-  std::vector<DType> dtypes;
-  for (const auto& s : rows)
-    if (std::find(dtypes.begin(), dtypes.end(), s.dtype) == dtypes.end()) dtypes.push_back(s.dtype);
-  if (auto issues = static_check(p->expert, p->gpu, dtypes); !issues.empty())
-    throw InputError(fmt::format("{}: the expert program cannot launch on {}:\n{}", p->expert_path,
-                                 p->gpu.name, format_static_issues(issues)));
+  p->table = std::make_unique<TimeTable>(p->backend->table(rows));
+  if (auto issues = p->static_issues(p->expert); !issues.empty())
+    throw InputError(fmt::format("{}: the expert program cannot run on {} with backend {}:\n{}",
+                                 p->expert_path, p->gpu.name, p->backend->name(),
+                                 format_static_issues(issues)));
 
-  p->table = std::make_unique<TimeTable>(build_model_table(rows, p->gpu));
   p->train = std::make_unique<Scorer>(*p->table, p->train_rows, p->expert);
   p->test = std::make_unique<Scorer>(*p->table, p->test_rows, p->expert);
   return p;

@@ -1,6 +1,8 @@
 #pragma once
 /// A tuning problem: GPU, shapes, train/test split, expert program and the time table.
 #include "eval/score.hpp"
+#include "eval/timing_backend.hpp"
+#include "models/static_check.hpp"
 #include "ir/program.hpp"
 #include "models/gpu.hpp"
 #include "models/time_table.hpp"
@@ -20,6 +22,7 @@ struct ProblemSpec {
   std::string split = "random";
   std::string expert;      ///< program file; default data/experts/lecture.py
   std::uint64_t seed = 0;  ///< seed of the random split
+  std::string backend = "analytic"; ///< timing backend spec (see backend_factory.hpp)
 };
 
 /// Everything needed to score programs; the table covers train and test shapes.
@@ -29,18 +32,22 @@ struct Problem {
   Gpu gpu;
   Program expert;
   std::string split_description;
+  std::unique_ptr<TimingBackend> backend;
   std::unique_ptr<TimeTable> table;
   std::vector<std::size_t> train_rows, test_rows;
   std::unique_ptr<Scorer> train, test;
 
   /// Dtypes present in the shapes.
   std::vector<DType> dtypes() const;
+  /// Stage-0 check: every reachable branch must launch on the GPU and be timeable by the
+  /// backend; empty when the program passes.
+  std::vector<StaticIssue> static_issues(const Program& p) const;
   /// The shape of table row `r`.
   const Shape& shape(std::size_t r) const { return table->shapes()[r]; }
 };
 
-/// Loads files, applies the split, checks the expert statically and builds the analytic
-/// table. Throws InputError for any bad input (naming the file and what was wrong).
+/// Loads files, applies the split, makes the backend, checks the expert statically and
+/// builds the table from the backend. Throws InputError for any bad input (naming the file and what was wrong).
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
 
 } // namespace tv

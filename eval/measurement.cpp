@@ -1,0 +1,34 @@
+#include "eval/measurement.hpp"
+
+namespace tv {
+
+std::string_view status_name(MeasureStatus s) {
+  switch (s) {
+  case MeasureStatus::ok:
+    return "ok";
+  case MeasureStatus::unlaunchable:
+    return "unlaunchable";
+  case MeasureStatus::compile_error:
+    return "compile_error";
+  case MeasureStatus::wrong_result:
+    return "wrong_result";
+  case MeasureStatus::timeout:
+    return "timeout";
+  case MeasureStatus::unmeasured:
+    return "unmeasured";
+  }
+  return "unmeasured";
+}
+
+bool parse_status(std::string_view text, MeasureStatus& out) {
+  for (MeasureStatus s : {MeasureStatus::ok, MeasureStatus::unlaunchable,
+                          MeasureStatus::compile_error, MeasureStatus::wrong_result,
+                          MeasureStatus::timeout, MeasureStatus::unmeasured})
+    if (status_name(s) == text) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
+} // namespace tv
