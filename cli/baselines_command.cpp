@@ -1,8 +1,8 @@
 #include "cli/baselines_command.hpp"
 
 #include "cli/problem_options.hpp"
-#include "cli/report_format.hpp"
-#include "cli/text_table.hpp"
+#include "eval/report_format.hpp"
+#include "eval/text_table.hpp"
 #include "eval/baselines.hpp"
 #include "ir/text.hpp"
 

@@ -1,6 +1,7 @@
 // tilevolve: synthesizes GEMM tiling heuristics. This file only wires the subcommands; each
 // lives in its own file and calls the libraries.
 #include "cli/baselines_command.hpp"
+#include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/score_command.hpp"
 #include "ir/error.hpp"
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
                "warps, stages, group per shape) and compare them with baselines"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tilevolve 0.1.0");
+  tv::add_evolve_command(app);
   tv::add_baselines_command(app);
   tv::add_score_command(app);
   try {

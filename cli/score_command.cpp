@@ -2,8 +2,8 @@
 
 #include "cli/exit_code.hpp"
 #include "cli/problem_options.hpp"
-#include "cli/report_format.hpp"
-#include "cli/text_table.hpp"
+#include "eval/report_format.hpp"
+#include "eval/text_table.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "models/static_check.hpp"

@@ -5,7 +5,11 @@
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <fstream>
+#include <sstream>
+#include "ir/rng.hpp"
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -28,6 +32,13 @@ Run run(const std::string& args, bool merge_stderr = false) {
   const int st = pclose(f);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+std::string tv_test_read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {
@@ -99,4 +110,66 @@ TEST_CASE("cli: bad input gives a message naming the file and line, exit status 
   CHECK(g.status == 2);
   CHECK(g.out.find("unknown GPU 'nosuch'") != std::string::npos);
   CHECK(g.out.find("h100") != std::string::npos);
+}
+
+#include <csignal>
+#include <unistd.h>
+
+namespace {
+/// Starts tilevolve with `args`, kills it with SIGKILL after `micros`, and reaps it.
+/// Returns true when the kill landed before the process finished.
+bool run_and_kill(const std::vector<std::string>& args, useconds_t micros) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(TILEVOLVE_BINARY));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execv(TILEVOLVE_BINARY, argv.data());
+    _exit(127);
+  }
+  usleep(micros);
+  const bool killed = ::kill(pid, SIGKILL) == 0;
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return killed && WIFSIGNALED(st);
+}
+} // namespace
+
+TEST_CASE("cli: evolve killed with SIGKILL at random moments resumes to the same result") {
+  namespace fs = std::filesystem;
+  const auto base = fs::temp_directory_path() / "tilevolve_kill_test";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  const std::string common = "--gpu h100 --budget 400 --seed 5 --checkpoint-every 16 --quiet";
+  const std::string ref = (base / "ref").string();
+  REQUIRE(run("evolve " + common + " --out " + ref + " --json").status == 0);
+  const auto ref_summary = nlohmann::json::parse(tv_test_read(ref + "/summary.json"));
+
+  tv::Rng rng(2024);
+  int kills = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::string dir = (base / fmt::format("k{}", trial)).string();
+    std::vector<std::string> args{"evolve", "--gpu", "h100", "--budget", "400", "--seed", "5",
+                                  "--checkpoint-every", "16", "--quiet", "--out", dir};
+    // Kill between 20 ms (loading) and 600 ms (near the end on a slow machine).
+    if (run_and_kill(args, useconds_t(rng.uniform_int(20000, 600000)))) ++kills;
+    if (!fs::exists(dir + "/config.json")) continue; // killed before the run directory existed
+    const Run resumed = run("evolve --resume " + dir + " --json", true);
+    if (!fs::exists(dir + "/checkpoint.json")) {
+      CHECK(resumed.status == 2); // clear message, no silent restart
+      continue;
+    }
+    REQUIRE(resumed.status == 0);
+    const auto s = nlohmann::json::parse(tv_test_read(dir + "/summary.json"));
+    CHECK(s["best"]["program"] == ref_summary["best"]["program"]);
+    CHECK(s["counters"] == ref_summary["counters"]);
+    CHECK(s["test"] == ref_summary["test"]);
+    CHECK(tv_test_read(dir + "/events.ndjson") == tv_test_read(ref + "/events.ndjson"));
+  }
+  MESSAGE("runs killed before they finished: " << kills << " of 4");
 }

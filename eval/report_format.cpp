@@ -1,6 +1,6 @@
-#include "cli/report_format.hpp"
+#include "eval/report_format.hpp"
 
-#include "cli/text_table.hpp"
+#include "eval/text_table.hpp"
 #include "ir/text.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "cli/text_table.hpp"
+#include "eval/text_table.hpp"
 
 #include <algorithm>
 #include <cctype>

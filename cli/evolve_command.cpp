@@ -1,0 +1,134 @@
+#include "cli/evolve_command.hpp"
+
+#include "cli/problem_options.hpp"
+#include "eval/baselines.hpp"
+#include "evolve/evolution.hpp"
+#include "evolve/mock_llm.hpp"
+#include "evolve/run_dir.hpp"
+#include "evolve/summary.hpp"
+#include "ir/error.hpp"
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <memory>
+#include <unistd.h>
+
+namespace tv {
+
+namespace {
+
+struct EvolveOptions {
+  ProblemSpec spec;
+  EvolutionOptions evo;
+  std::string out;
+  std::string resume;
+  bool one_field = false;
+  bool json = false;
+  bool quiet = false;
+};
+
+void print_progress(const Progress& p) {
+  const double rate = p.seconds > 0 ? p.done / p.seconds : 0;
+  const double eta = rate > 0 ? (p.budget - p.done) / rate : 0;
+  std::fprintf(stderr,
+               "\r[%6lld/%lld] %7.0f programs/s  best train %.3fx (%.1f%% of oracle)  "
+               "kernel runs %lld  ETA %.1fs   ",
+               p.done, p.budget, rate, p.best_score, 100 * p.best_fraction, p.kernel_runs, eta);
+  std::fflush(stderr);
+}
+
+void run_evolve(EvolveOptions o) {
+  if (!o.resume.empty()) {
+    // Everything comes from the run's own config.json.
+    const auto cfg = nlohmann::json::parse(read_file(o.resume + "/config.json"), nullptr, false);
+    if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
+      throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", o.resume));
+    const auto& pj = cfg["problem"];
+    o.spec.gpu = pj.value("gpu", "");
+    o.spec.shapes = pj.value("shapes", "");
+    o.spec.test_shapes = pj.value("test_shapes", "");
+    o.spec.split = pj.value("split", "random");
+    o.spec.seed = pj.value("split_seed", std::uint64_t(0));
+    o.spec.expert = pj.value("expert", "");
+    o.spec.backend = pj.value("backend", "analytic");
+    o.evo = EvolutionOptions::from_json(cfg["options"]);
+    o.one_field = cfg.value("mutator", "") == MockLlm(find_gpu(o.spec.gpu), {true}).name();
+    o.out = o.resume;
+  }
+  auto problem = load_problem(o.spec);
+  MockLlmOptions mo;
+  mo.one_field_only = o.one_field;
+  MockLlm mutator(problem->gpu, mo);
+  Evolution evo(*problem, mutator, o.evo, o.out);
+  if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) evo.on_progress(print_progress);
+  const EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
+  if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) std::fprintf(stderr, "\n");
+  const auto baselines = compute_baselines(*problem->train, *problem->test, problem->expert);
+  const auto summary = summary_json(*problem, r, baselines);
+  if (!o.out.empty()) {
+    atomic_write(o.out + "/summary.json", summary.dump(2) + "\n");
+    atomic_write(o.out + "/summary.txt", summary_text(*problem, r, baselines));
+  }
+  if (o.json)
+    fmt::print("{}\n", summary.dump(2));
+  else
+    fmt::print("{}{}", summary_text(*problem, r, baselines),
+               o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
+}
+
+} // namespace
+
+void add_evolve_command(CLI::App& app) {
+  auto o = std::make_shared<EvolveOptions>();
+  o->spec.gpu = "mi300x";
+  CLI::App* cmd = app.add_subcommand(
+      "evolve", "Evolve a tiling heuristic from the expert with the mock LLM and the cascaded "
+                "evaluator; report it beside the baselines on train and test");
+  add_problem_options(*cmd, o->spec);
+  cmd->add_option("--seed", o->evo.seed, "seed of the evolution (same seed, same run)")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->evo.budget, "programs to propose")->capture_default_str();
+  cmd->add_option("--stagnation", o->evo.stagnation,
+                  "stop after this many programs without a new best (0 = never)")
+      ->capture_default_str();
+  cmd->add_option("--target", o->evo.target_score,
+                  "stop when the best train speedup over the expert reaches this (0 = never)");
+  cmd->add_option("--max-seconds", o->evo.max_seconds,
+                  "stop after this wall time (0 = never; a time limit makes runs irreproducible)");
+  cmd->add_option("--batch", o->evo.batch, "programs proposed between database updates")
+      ->capture_default_str();
+  cmd->add_option("--islands", o->evo.database.islands, "islands of the program database")
+      ->capture_default_str();
+  cmd->add_option("--probes", o->evo.cascade.probe_count, "probe shapes of cascade stage 1")
+      ->capture_default_str();
+  cmd->add_option("--probe-margin", o->evo.cascade.probe_margin,
+                  "stop a child whose probe speedup is below (1 - margin) x its parent's")
+      ->capture_default_str();
+  cmd->add_flag("--no-cascade{false}", o->evo.cascade.enabled,
+                "skip the probe stage: time every launchable child on all training shapes");
+  cmd->add_flag("--one-field", o->one_field,
+                "mock LLM makes only one-field edits (the 'small LLM' ablation)");
+  cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,
+                  "programs between checkpoints in the run directory")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out,
+                  "run directory: config, events.ndjson, checkpoint, best program, lineage, "
+                  "summary");
+  cmd->add_option("--resume", o->resume,
+                  "continue the run in this directory from its checkpoint (all settings come "
+                  "from its config.json)");
+  cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
+  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  cmd->callback([o, cmd] {
+    if (!o->resume.empty())
+      for (const CLI::Option* opt : cmd->get_options())
+        if (opt->count() > 0 && opt->get_name() != "--resume" && opt->get_name() != "--json" &&
+            opt->get_name() != "--quiet" && opt->get_name() != "--help")
+          throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
+                                       "do not combine it with {}",
+                                       opt->get_name()));
+    run_evolve(*o);
+  });
+}
+
+} // namespace tv

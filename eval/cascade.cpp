@@ -1,0 +1,256 @@
+#include "eval/cascade.hpp"
+
+#include "ir/error.hpp"
+#include "ir/hash.hpp"
+#include "ir/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+namespace tv {
+
+namespace {
+
+constexpr std::pair<Stage, std::string_view> kStages[] = {
+    {Stage::mutator_failed, "mutator_failed"}, {Stage::diff_failed, "diff_failed"},
+    {Stage::parse_failed, "parse_failed"},     {Stage::noop, "noop"},
+    {Stage::static_reject, "static_reject"},   {Stage::probe_reject, "probe_reject"},
+    {Stage::timing_failed, "timing_failed"},   {Stage::full, "full"}};
+
+/// Picks `count` training rows spanning log M from smallest to largest, preferring at each
+/// step the (N, K) pair used least so far, so probes cover decode, mid and prefill and
+/// different layers. Deterministic.
+std::vector<std::size_t> choose_probes(const Problem& p, int count) {
+  std::vector<std::size_t> rows = p.train_rows;
+  if ((int)rows.size() <= count) return rows;
+  double lo = 1e300, hi = -1e300;
+  for (auto r : rows) {
+    lo = std::min(lo, std::log(double(p.shape(r).M)));
+    hi = std::max(hi, std::log(double(p.shape(r).M)));
+  }
+  std::vector<std::size_t> out;
+  std::map<std::pair<std::int64_t, std::int64_t>, int> nk_used;
+  for (int i = 0; i < count; ++i) {
+    const double target = count == 1 ? lo : lo + (hi - lo) * i / (count - 1);
+    std::size_t best = rows.front();
+    double best_cost = 1e300;
+    for (auto r : rows) {
+      if (std::find(out.begin(), out.end(), r) != out.end()) continue;
+      const Shape& s = p.shape(r);
+      const double cost = std::abs(std::log(double(s.M)) - target) +
+                          0.5 * nk_used[{s.N, s.K}]; // diversity of layers
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = r;
+      }
+    }
+    out.push_back(best);
+    nk_used[{p.shape(best).N, p.shape(best).K}]++;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string_view stage_name(Stage s) {
+  for (const auto& [st, name] : kStages)
+    if (st == s) return name;
+  return "full";
+}
+
+bool parse_stage(std::string_view text, Stage& out) {
+  for (const auto& [st, name] : kStages)
+    if (name == text) {
+      out = st;
+      return true;
+    }
+  return false;
+}
+
+std::size_t CascadeEvaluator::KeyHash::operator()(const Key& k) const {
+  return std::size_t(hash_mix(hash_value(k.config), k.row));
+}
+
+CascadeEvaluator::CascadeEvaluator(const Problem& problem, CascadeOptions options)
+    : problem_(&problem), options_(std::move(options)) {
+  if (!options_.probe_shapes.empty()) {
+    for (const auto& name : options_.probe_shapes) {
+      const int r = problem.table->shape_index(name);
+      if (r < 0 || std::find(problem.train_rows.begin(), problem.train_rows.end(),
+                             std::size_t(r)) == problem.train_rows.end())
+        throw InputError(fmt::format("probe shape '{}' is not a training shape", name));
+      probe_rows_.push_back(std::size_t(r));
+    }
+  } else {
+    probe_rows_ = choose_probes(problem, std::max(1, options_.probe_count));
+  }
+  probe_scorer_ = std::make_unique<Scorer>(*problem.table, probe_rows_, problem.expert);
+}
+
+CascadeEvaluator::~CascadeEvaluator() = default;
+
+long long CascadeEvaluator::exhaustive_train_runs() const {
+  return (long long)problem_->table->configs().size() * (long long)problem_->train_rows.size();
+}
+
+std::string CascadeEvaluator::reason_category(const std::string& reason) {
+  if (reason.find("registers per") != std::string::npos) return "registers";
+  if (reason.find("shared memory") != std::string::npos || reason.find("LDS") != std::string::npos)
+    return "shared memory";
+  if (reason.find("threads per block") != std::string::npos) return "threads";
+  if (reason.find("output elements") != std::string::npos ||
+      reason.find("matrix instruction") != std::string::npos)
+    return "tile split";
+  if (reason.find("config space") != std::string::npos ||
+      reason.find("AMD option") != std::string::npos)
+    return "config space";
+  return "backend";
+}
+
+bool CascadeEvaluator::time_rows(const Program& p, const std::vector<std::size_t>& rows,
+                                 std::vector<double>& times, Evaluation& ev, std::string& reason) {
+  times.assign(rows.size(), 0.0);
+  std::vector<TimingRequest> batch;
+  std::vector<Key> batch_keys;
+  std::vector<std::size_t> pending; // positions in rows waiting for the batch
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Key k{rows[i], p.choose(problem_->shape(rows[i]))};
+    if (auto it = cache_.find(k); it != cache_.end()) {
+      ++ev.cache_hits;
+      continue;
+    }
+    // Two rows never share a key, so each missing pair is timed once per batch.
+    batch.push_back({problem_->shape(rows[i]), k.config});
+    batch_keys.push_back(k);
+    pending.push_back(i);
+  }
+  if (!batch.empty()) {
+    std::vector<Measurement> got = problem_->backend->time(batch);
+    ev.kernel_runs += (long long)batch.size();
+    for (std::size_t j = 0; j < batch.size(); ++j) {
+      cache_.emplace(batch_keys[j], got[j]);
+      cache_order_.push_back(batch_keys[j]);
+    }
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Key k{rows[i], p.choose(problem_->shape(rows[i]))};
+    const Measurement& m = cache_.at(k);
+    if (!m.ok()) {
+      reason = fmt::format("{} with {}: {}{}", problem_->shape(rows[i]).label(), k.config.brief(),
+                           status_name(m.status), m.detail.empty() ? "" : " (" + m.detail + ")");
+      return false;
+    }
+    times[i] = m.seconds;
+  }
+  return true;
+}
+
+Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) {
+  Evaluation ev;
+  // Stage 0: static check, no timing.
+  if (auto issues = problem_->static_issues(p); !issues.empty()) {
+    ev.stage = Stage::static_reject;
+    ev.reason = format_static_issues({issues.front()});
+    if (!ev.reason.empty() && ev.reason.back() == '\n') ev.reason.pop_back();
+    return ev;
+  }
+  std::vector<double> times;
+  std::string why;
+  // Stage 1: probe shapes.
+  if (options_.enabled) {
+    if (!time_rows(p, probe_rows_, times, ev, why)) {
+      ev.stage = Stage::timing_failed;
+      ev.reason = why;
+      return ev;
+    }
+    ev.probe = probe_scorer_->score_times(times);
+    if (reference_probe > 0 && ev.probe.speedup_vs_expert <
+                                   (1.0 - options_.probe_margin) * reference_probe) {
+      ev.stage = Stage::probe_reject;
+      ev.reason = fmt::format("probe speedup {:.3f} < {:.3f} x parent's {:.3f}",
+                              ev.probe.speedup_vs_expert, 1.0 - options_.probe_margin,
+                              reference_probe);
+      return ev;
+    }
+  }
+  // Stage 2: all training shapes.
+  if (!time_rows(p, problem_->train_rows, ev.train_times, ev, why)) {
+    ev.stage = Stage::timing_failed;
+    ev.reason = why;
+    ev.train_times.clear();
+    return ev;
+  }
+  ev.train = problem_->train->score_times(ev.train_times);
+  if (!options_.enabled) ev.probe = cached_probe_score(p);
+  ev.stage = Stage::full;
+  return ev;
+}
+
+std::vector<double> CascadeEvaluator::cached_times(const Program& p,
+                                                   const std::vector<std::size_t>& rows) const {
+  std::vector<double> times;
+  times.reserve(rows.size());
+  for (auto r : rows) {
+    auto it = cache_.find(Key{r, p.choose(problem_->shape(r))});
+    times.push_back(it != cache_.end() && it->second.ok() ? it->second.seconds
+                                                          : std::numeric_limits<double>::infinity());
+  }
+  return times;
+}
+
+SetScore CascadeEvaluator::cached_probe_score(const Program& p) const {
+  return probe_scorer_->score_times(cached_times(p, probe_rows_));
+}
+
+nlohmann::json CascadeEvaluator::cache_to_json() const {
+  // Compact form: each distinct config once, with the rows measured for it.
+  std::vector<Config> configs;
+  std::map<Config, std::size_t> index;
+  std::vector<std::vector<std::size_t>> rows;
+  for (const Key& k : cache_order_) {
+    auto [it, fresh] = index.emplace(k.config, configs.size());
+    if (fresh) {
+      configs.push_back(k.config);
+      rows.emplace_back();
+    }
+    rows[it->second].push_back(k.row);
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    out.push_back({{"config", print_config(configs[i])}, {"rows", rows[i]}});
+  return out;
+}
+
+void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
+  if (!j.is_array()) throw InputError("checkpoint cache: expected an array");
+  std::vector<TimingRequest> batch;
+  std::vector<Key> keys;
+  for (const auto& e : j) {
+    if (!e.is_object() || !e.contains("config") || !e["config"].is_string() ||
+        !e.contains("rows") || !e["rows"].is_array())
+      throw InputError("checkpoint cache: each entry needs 'config' (text) and 'rows' (array)");
+    const std::string text =
+        "def choose(M, N, K):\n    return " + e["config"].get<std::string>() + "\n";
+    ParseResult pr = parse_program(text);
+    if (!pr.ok())
+      throw InputError(fmt::format("checkpoint cache: bad config '{}': {}",
+                                   e["config"].get<std::string>(), pr.error->str()));
+    for (const auto& r : e["rows"]) {
+      if (!r.is_number_unsigned() || r.get<std::size_t>() >= problem_->table->shapes().size())
+        throw InputError("checkpoint cache: row index out of range");
+      const Key k{r.get<std::size_t>(), pr.program->default_config};
+      batch.push_back({problem_->shape(k.row), k.config});
+      keys.push_back(k);
+    }
+  }
+  const std::vector<Measurement> got = problem_->backend->time(batch);
+  cache_.clear();
+  cache_order_.clear();
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (cache_.emplace(keys[i], got[i]).second) cache_order_.push_back(keys[i]);
+}
+
+} // namespace tv

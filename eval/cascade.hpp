@@ -1,0 +1,101 @@
+#pragma once
+/// The cascaded evaluator: stage 0 static check (free), stage 1 a few probe shapes, stage 2
+/// all training shapes. Cheap stages run first; each can stop a program with a reason.
+/// Timings go through the problem's backend and a per-run cache of (shape, config) pairs.
+#include "eval/counters.hpp"
+#include "eval/problem.hpp"
+#include "eval/score.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tv {
+
+/// Options of the cascade.
+struct CascadeOptions {
+  bool enabled = true;      ///< false: skip stage 1 (every launchable child is fully timed)
+  int probe_count = 6;      ///< probe shapes chosen automatically from the training shapes
+  std::vector<std::string> probe_shapes; ///< explicit probe shape names (overrides probe_count)
+  double probe_margin = 0.03; ///< stop a child whose probe score < (1 - margin) x its parent's
+};
+
+/// How far a program got.
+enum class Stage {
+  mutator_failed,
+  diff_failed,
+  parse_failed,
+  noop,
+  static_reject,
+  probe_reject,
+  timing_failed,
+  full
+};
+
+/// Lowercase name ("probe_reject").
+std::string_view stage_name(Stage s);
+/// Parses a stage name; returns false when unknown.
+bool parse_stage(std::string_view text, Stage& out);
+
+/// The outcome of evaluating one program.
+struct Evaluation {
+  Stage stage = Stage::full;
+  std::string reason;              ///< why it stopped (empty for full)
+  SetScore probe;                  ///< probe figures (valid when probes were timed)
+  SetScore train;                  ///< training figures (valid when stage == full)
+  std::vector<double> train_times; ///< per training row, when stage == full
+  long long kernel_runs = 0, cache_hits = 0;
+};
+
+/// Runs the cascade for one problem, keeping the run's measurement cache.
+class CascadeEvaluator {
+public:
+  /// Chooses the probe shapes; throws InputError for an unknown explicit probe name.
+  CascadeEvaluator(const Problem& problem, CascadeOptions options);
+  ~CascadeEvaluator();
+
+  /// Stages 0-2 for `p`; `reference_probe` is the parent's probe speedup (0 = no reference,
+  /// so stage 1 never rejects). Updates the cache.
+  Evaluation evaluate(const Program& p, double reference_probe);
+  /// Probe figures of a program whose pairs are all cached (no kernel runs, no counting).
+  SetScore cached_probe_score(const Program& p) const;
+  /// Cached times of `p` on `rows` (+inf where a pair is not cached or failed); no counting.
+  std::vector<double> cached_times(const Program& p, const std::vector<std::size_t>& rows) const;
+  /// Table rows of the probe shapes.
+  const std::vector<std::size_t>& probe_rows() const { return probe_rows_; }
+  /// Kernel runs exhaustive per-shape tuning of the training shapes would need.
+  long long exhaustive_train_runs() const;
+  /// Short category of a static-check reason ("registers", "shared memory", ...).
+  static std::string reason_category(const std::string& reason);
+  /// The cached pairs (which (shape, config) pairs were measured), for checkpoints.
+  nlohmann::json cache_to_json() const;
+  /// Restores cached pairs written by cache_to_json, re-reading their values from the
+  /// backend without counting kernel runs; throws InputError on malformed input.
+  void cache_from_json(const nlohmann::json& j);
+
+private:
+  struct Key {
+    std::size_t row;
+    Config config;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  /// Times `p` on `rows`, filling `times`; returns false (with reason) if a pair failed.
+  bool time_rows(const Program& p, const std::vector<std::size_t>& rows, std::vector<double>& times,
+                 Evaluation& ev, std::string& reason);
+
+  const Problem* problem_;
+  CascadeOptions options_;
+  std::vector<std::size_t> probe_rows_;
+  std::unique_ptr<Scorer> probe_scorer_;
+  std::unordered_map<Key, Measurement, KeyHash> cache_;
+  std::vector<Key> cache_order_; ///< insertion order, for deterministic checkpoints
+};
+
+} // namespace tv

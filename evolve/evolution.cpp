@@ -1,0 +1,580 @@
+#include "evolve/evolution.hpp"
+
+#include "evolve/run_dir.hpp"
+#include "ir/diff.hpp"
+#include "ir/error.hpp"
+#include "ir/hash.hpp"
+#include "ir/simplify.hpp"
+#include "ir/text.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace tv {
+
+namespace {
+
+constexpr int kCheckpointVersion = 1;
+
+std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+/// Deterministic 64-bit digest of a string (for checksums and fingerprints).
+std::uint64_t digest(const std::string& s) {
+  std::uint64_t h = 0x74696c65766f6c76ULL;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w = 0;
+    for (int b = 0; b < 8; ++b) w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
+    h = hash_mix(h, w);
+  }
+  std::uint64_t w = s.size();
+  for (int b = 0; i < s.size(); ++i, ++b) w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
+  return hash_mix(h, w);
+}
+
+long long& stage_counter(Counters& c, Stage s) {
+  switch (s) {
+  case Stage::mutator_failed:
+    return c.mutator_failed;
+  case Stage::diff_failed:
+    return c.diff_failed;
+  case Stage::parse_failed:
+    return c.parse_failed;
+  case Stage::noop:
+    return c.noop;
+  case Stage::static_reject:
+    return c.static_reject;
+  case Stage::probe_reject:
+    return c.probe_reject;
+  case Stage::timing_failed:
+    return c.timing_failed;
+  case Stage::full:
+    return c.full;
+  }
+  return c.full;
+}
+
+std::string describe_outcomes(const DiffResult& r) {
+  std::string s;
+  for (std::size_t i = 0; i < r.blocks.size(); ++i) {
+    if (!s.empty()) s += ", ";
+    s += fmt::format("block {}: {}", i + 1, outcome_name(r.blocks[i].outcome));
+  }
+  return s;
+}
+
+template <class T> T get_field(const nlohmann::json& j, const char* key, const char* where) {
+  if (!j.is_object() || !j.contains(key))
+    throw InputError(fmt::format("{}: field '{}' missing", where, key));
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- options
+
+nlohmann::json EvolutionOptions::to_json() const {
+  return {{"seed", seed},
+          {"budget", budget},
+          {"stagnation", stagnation},
+          {"target_score", target_score},
+          {"max_seconds", max_seconds},
+          {"batch", batch},
+          {"checkpoint_every", checkpoint_every},
+          {"database",
+           {{"islands", database.islands},
+            {"island_capacity", database.island_capacity},
+            {"archive_size", database.archive_size},
+            {"migration_interval", database.migration_interval},
+            {"inspirations", database.inspirations},
+            {"exploit_rate", database.exploit_rate},
+            {"archive_rate", database.archive_rate}}},
+          {"cascade",
+           {{"enabled", cascade.enabled},
+            {"probe_count", cascade.probe_count},
+            {"probe_shapes", cascade.probe_shapes},
+            {"probe_margin", cascade.probe_margin}}}};
+}
+
+EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
+  const char* w = "options";
+  EvolutionOptions o;
+  o.seed = get_field<std::uint64_t>(j, "seed", w);
+  o.budget = get_field<long long>(j, "budget", w);
+  o.stagnation = get_field<long long>(j, "stagnation", w);
+  o.target_score = get_field<double>(j, "target_score", w);
+  o.max_seconds = get_field<double>(j, "max_seconds", w);
+  o.batch = get_field<int>(j, "batch", w);
+  o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
+  const auto db = get_field<nlohmann::json>(j, "database", w);
+  const char* wd = "options.database";
+  o.database.islands = get_field<int>(db, "islands", wd);
+  o.database.island_capacity = get_field<int>(db, "island_capacity", wd);
+  o.database.archive_size = get_field<int>(db, "archive_size", wd);
+  o.database.migration_interval = get_field<int>(db, "migration_interval", wd);
+  o.database.inspirations = get_field<int>(db, "inspirations", wd);
+  o.database.exploit_rate = get_field<double>(db, "exploit_rate", wd);
+  o.database.archive_rate = get_field<double>(db, "archive_rate", wd);
+  const auto c = get_field<nlohmann::json>(j, "cascade", w);
+  const char* wc = "options.cascade";
+  o.cascade.enabled = get_field<bool>(c, "enabled", wc);
+  o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
+  o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
+  o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
+  return o;
+}
+
+// ---------------------------------------------------------------- state
+
+struct Evolution::State {
+  State(const Problem& p, const EvolutionOptions& o)
+      : rng(o.seed), db(o.database), eval(p, o.cascade) {}
+  Rng rng;
+  ProgramDatabase db;
+  CascadeEvaluator eval;
+  Lineage lineage;
+  Counters counters;
+  std::map<std::string, Counters> per_op;
+  std::vector<Improvement> improvements;
+  std::set<std::uint64_t> seen;   ///< structural hashes of programs already evaluated
+  std::vector<double> best_times; ///< best time seen per training shape
+  std::uint64_t next_id = 1;
+  long long done = 0;             ///< programs proposed (the seed is not counted)
+  long long since_best = 0;
+  bool seeded = false;
+  std::string best_reply, best_op = "seed";
+  std::unique_ptr<EventLog> events;
+  long long last_checkpoint = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds_before = 0;
+  std::string stop_reason;
+  bool resumed = false;
+
+  double seconds() const {
+    return seconds_before +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions options,
+                     std::string dir)
+    : problem_(&problem), mutator_(&mutator), options_(std::move(options)), dir_(std::move(dir)) {
+  if (options_.batch < 1) throw InputError("batch must be at least 1");
+  if (options_.budget < 0) throw InputError("budget must not be negative");
+  if (options_.database.islands < 1) throw InputError("there must be at least one island");
+}
+
+Evolution::~Evolution() = default;
+
+nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
+                                     const EvolutionOptions& o) {
+  return {{"format", "tilevolve-run"},
+          {"version", 1},
+          {"problem",
+           {{"gpu", p.spec.gpu},
+            {"shapes", p.spec.shapes},
+            {"test_shapes", p.spec.test_shapes},
+            {"split", p.spec.split},
+            {"split_seed", p.spec.seed},
+            {"expert", p.spec.expert},
+            {"backend", p.spec.backend}}},
+          {"resolved",
+           {{"shapes_file", p.shapes_path},
+            {"expert_file", p.expert_path},
+            {"expert", print_program(p.expert)},
+            {"train_shapes", p.train_rows.size()},
+            {"test_shapes", p.test_rows.size()},
+            {"configs", p.table->configs().size()}}},
+          {"mutator", m.name()},
+          {"options", o.to_json()}};
+}
+
+// ---------------------------------------------------------------- loop
+
+void Evolution::seed_run() {
+  State& s = *s_;
+  const Program& expert = problem_->expert;
+  std::vector<std::string> probe_names;
+  for (auto r : s.eval.probe_rows()) probe_names.push_back(problem_->shape(r).label());
+  if (s.events)
+    s.events->write({{"event", "start"},
+                     {"seed", options_.seed},
+                     {"budget", options_.budget},
+                     {"mutator", mutator_->name()},
+                     {"train_shapes", problem_->train_rows.size()},
+                     {"test_shapes", problem_->test_rows.size()},
+                     {"probe_shapes", probe_names}});
+  Evaluation ev = s.eval.evaluate(expert, 0.0);
+  if (ev.stage != Stage::full)
+    throw InputError(fmt::format("the expert program could not be evaluated: {}", ev.reason));
+  s.counters.kernel_runs += ev.kernel_runs;
+  s.counters.cache_hits += ev.cache_hits;
+  s.per_op["seed"].kernel_runs += ev.kernel_runs;
+  s.per_op["seed"].cache_hits += ev.cache_hits;
+  Candidate c;
+  c.id = s.next_id++;
+  c.program = expert;
+  c.score = ev.train.speedup_vs_expert;
+  for (int i = 0; i < s.db.islands(); ++i) {
+    c.island = i;
+    s.db.add(c, s.rng);
+  }
+  s.seen.insert(hash_value(expert));
+  s.best_times = ev.train_times;
+  s.lineage.add({c.id, "seed", "full", c.score}, 0, {});
+  s.improvements.push_back({0, c.id, c.score, "seed"});
+  if (s.events)
+    s.events->write({{"event", "program"},
+                     {"n", 0},
+                     {"id", c.id},
+                     {"parent", 0},
+                     {"inspirations", nlohmann::json::array()},
+                     {"island", -1},
+                     {"op", "seed"},
+                     {"stage", "full"},
+                     {"probe", ev.probe.speedup_vs_expert},
+                     {"train", c.score},
+                     {"kernel_runs", ev.kernel_runs},
+                     {"cache_hits", ev.cache_hits}});
+  s.seeded = true;
+}
+
+void Evolution::step_batch(long long count) {
+  State& s = *s_;
+  struct Pending {
+    ParentSample sample;
+    MutationRequest request;
+    MutationReply reply;
+  };
+  std::vector<Pending> batch(static_cast<std::size_t>(count));
+  for (long long b = 0; b < count; ++b) {
+    Pending& p = batch[std::size_t(b)];
+    p.sample = s.db.sample(int((s.done + b) % s.db.islands()), s.rng);
+    p.request.parent_text = print_program(p.sample.parent.program);
+    for (const auto& i : p.sample.inspirations)
+      p.request.inspiration_texts.push_back(print_program(i.program));
+    p.request.parent_score = p.sample.parent.score;
+    const auto times = s.eval.cached_times(p.sample.parent.program, problem_->train_rows);
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      const Shape& sh = problem_->shape(problem_->train_rows[i]);
+      p.request.feedback.push_back(
+          {sh, p.sample.parent.program.choose(sh), times[i], std::min(times[i], s.best_times[i])});
+    }
+    p.request.seed = s.rng.next();
+  }
+  for (auto& p : batch) p.reply = mutator_->propose(p.request);
+
+  for (auto& p : batch) {
+    ++s.done;
+    ++s.since_best;
+    const std::uint64_t id = s.next_id++;
+    const Candidate& parent = p.sample.parent;
+    const std::string op = p.reply.op.empty() ? "unknown" : p.reply.op;
+    Counters delta;
+    delta.proposed = 1;
+    Stage stage = Stage::full;
+    std::string reason;
+    Evaluation ev;
+    if (!p.reply.ok) {
+      stage = Stage::mutator_failed;
+      reason = p.reply.error;
+    } else {
+      const auto blocks = parse_diff(p.reply.text);
+      const DiffResult applied = apply_diff(p.request.parent_text, blocks);
+      if (blocks.empty()) {
+        stage = Stage::diff_failed;
+        reason = "no SEARCH/REPLACE block in the reply";
+      } else if (!applied.all_applied()) {
+        stage = Stage::diff_failed;
+        reason = describe_outcomes(applied);
+      } else if (ParseResult pr = parse_program(applied.text); !pr.ok()) {
+        stage = Stage::parse_failed;
+        reason = pr.error->str();
+      } else if (const Program& child = *pr.program;
+                 child == parent.program || s.seen.count(hash_value(child))) {
+        stage = Stage::noop;
+        reason = child == parent.program ? "same program as its parent"
+                                         : "same program as an earlier one";
+      } else {
+        s.seen.insert(hash_value(child));
+        const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
+        ev = s.eval.evaluate(child, ref);
+        stage = ev.stage;
+        reason = ev.reason;
+        delta.kernel_runs = ev.kernel_runs;
+        delta.cache_hits = ev.cache_hits;
+        if (stage == Stage::static_reject)
+          delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
+        if (stage == Stage::full) {
+          Candidate c;
+          c.id = id;
+          c.parent = parent.id;
+          c.program = child;
+          c.score = ev.train.speedup_vs_expert;
+          c.island = p.sample.island;
+          const bool new_best = c.score > s.db.best().score;
+          if (c.score > parent.score) delta.improved = 1;
+          if (new_best) {
+            delta.new_best = 1;
+            s.improvements.push_back({s.done, id, c.score, op});
+            s.best_reply = p.reply.text;
+            s.best_op = op;
+            s.since_best = 0;
+          }
+          s.db.add(c, s.rng);
+          for (std::size_t i = 0; i < ev.train_times.size(); ++i)
+            s.best_times[i] = std::min(s.best_times[i], ev.train_times[i]);
+        }
+      }
+    }
+    stage_counter(delta, stage) = 1;
+    s.counters.add(delta);
+    s.per_op[op].add(delta);
+    std::vector<std::uint64_t> insp;
+    for (const auto& i : p.sample.inspirations) insp.push_back(i.id);
+    const double score = stage == Stage::full ? ev.train.speedup_vs_expert : 0.0;
+    s.lineage.add({id, op, std::string(stage_name(stage)), score}, parent.id, insp);
+    if (s.events) {
+      nlohmann::json e{{"event", "program"},
+                       {"n", s.done},
+                       {"id", id},
+                       {"parent", parent.id},
+                       {"inspirations", insp},
+                       {"island", p.sample.island},
+                       {"op", op},
+                       {"stage", stage_name(stage)},
+                       {"kernel_runs", delta.kernel_runs},
+                       {"cache_hits", delta.cache_hits}};
+      if (!reason.empty()) e["reason"] = reason;
+      if (ev.probe.valid) e["probe"] = ev.probe.speedup_vs_expert;
+      if (stage == Stage::full) e["train"] = score;
+      s.events->write(e);
+      if (delta.new_best)
+        s.events->write({{"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score},
+                         {"op", op}});
+    }
+  }
+}
+
+EvolutionResult Evolution::loop() {
+  State& s = *s_;
+  if (!s.seeded) {
+    seed_run();
+    if (!dir_.empty()) write_checkpoint();
+  }
+  while (true) {
+    if (s.done >= options_.budget) s.stop_reason = "budget";
+    else if (options_.stagnation > 0 && s.since_best >= options_.stagnation)
+      s.stop_reason = "stagnation";
+    else if (options_.target_score > 0 && s.db.best().score >= options_.target_score)
+      s.stop_reason = "target score";
+    else if (options_.max_seconds > 0 && s.seconds() >= options_.max_seconds)
+      s.stop_reason = "wall time";
+    if (!s.stop_reason.empty()) break;
+    step_batch(std::min<long long>(options_.batch, options_.budget - s.done));
+    if (!dir_.empty() && s.done - s.last_checkpoint >= options_.checkpoint_every)
+      write_checkpoint();
+    if (progress_) {
+      Progress pr;
+      pr.done = s.done;
+      pr.budget = options_.budget;
+      pr.best_score = s.db.best().score;
+      pr.best_fraction = problem_->train->score(s.db.best().program).fraction_of_oracle;
+      pr.kernel_runs = s.counters.kernel_runs;
+      pr.seconds = s.seconds();
+      progress_(pr);
+    }
+  }
+  return finish();
+}
+
+EvolutionResult Evolution::run() {
+  s_ = std::make_unique<State>(*problem_, options_);
+  if (!dir_.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec) throw InputError(fmt::format("cannot create run directory '{}': {}", dir_, ec.message()));
+    if (fs::exists(dir_ + "/config.json") || fs::exists(dir_ + "/checkpoint.json"))
+      throw InputError(fmt::format("'{}' already holds a run; continue it with --resume {} or "
+                                   "choose another --out",
+                                   dir_, dir_));
+    atomic_write(dir_ + "/config.json", run_config(*problem_, *mutator_, options_).dump(2) + "\n");
+    s_->events = std::make_unique<EventLog>(dir_ + "/events.ndjson", 0);
+    write_checkpoint(); // so that a run killed at any moment can be resumed
+  }
+  return loop();
+}
+
+// ---------------------------------------------------------------- checkpoints
+
+void Evolution::write_checkpoint() {
+  State& s = *s_;
+  nlohmann::json st;
+  st["seeded"] = s.seeded;
+  st["done"] = s.done;
+  st["next_id"] = s.next_id;
+  st["since_best"] = s.since_best;
+  st["rng"] = s.rng.state();
+  st["database"] = s.db.to_json();
+  st["counters"] = s.counters.to_json();
+  for (const auto& [op, c] : s.per_op) st["per_operator"][op] = c.to_json();
+  if (!st.contains("per_operator")) st["per_operator"] = nlohmann::json::object();
+  st["improvements"] = nlohmann::json::array();
+  for (const auto& i : s.improvements)
+    st["improvements"].push_back({{"program", i.program}, {"id", i.id}, {"score", i.score},
+                                  {"op", i.op}});
+  st["seen"] = s.seen;
+  st["best_times"] = s.best_times;
+  st["best_reply"] = s.best_reply;
+  st["best_op"] = s.best_op;
+  st["cache"] = s.eval.cache_to_json();
+  st["events_offset"] = s.events ? s.events->sync() : 0;
+  st["seconds"] = s.seconds();
+  const std::string body = st.dump();
+  nlohmann::json cp{{"format", "tilevolve-checkpoint"},
+                    {"version", kCheckpointVersion},
+                    {"fingerprint", hex64(digest(run_config(*problem_, *mutator_, options_).dump()))},
+                    {"checksum", hex64(digest(body))},
+                    {"state", st}};
+  atomic_write(dir_ + "/checkpoint.json", cp.dump() + "\n");
+  s.last_checkpoint = s.done;
+}
+
+void Evolution::load_checkpoint() {
+  const std::string path = dir_ + "/checkpoint.json";
+  if (!std::filesystem::exists(path))
+    throw InputError(fmt::format("'{}' has no checkpoint.json: the run stopped before its first "
+                                 "checkpoint; start it again without --resume",
+                                 dir_));
+  nlohmann::json cp;
+  try {
+    cp = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{}: corrupt or truncated checkpoint ({})", path, e.what()));
+  }
+  if (!cp.is_object() || cp.value("format", "") != "tilevolve-checkpoint")
+    throw InputError(fmt::format("{}: not a tilevolve checkpoint", path));
+  if (cp.value("version", 0) != kCheckpointVersion)
+    throw InputError(fmt::format("{}: checkpoint version {} is not supported (expected {})", path,
+                                 cp.value("version", 0), kCheckpointVersion));
+  const auto& st = cp["state"];
+  if (!st.is_object() || cp.value("checksum", "") != hex64(digest(st.dump())))
+    throw InputError(fmt::format("{}: checksum mismatch: the checkpoint is corrupt", path));
+  if (cp.value("fingerprint", "") !=
+      hex64(digest(run_config(*problem_, *mutator_, options_).dump())))
+    throw InputError(fmt::format("{}: the checkpoint belongs to a different run configuration "
+                                 "(options, shapes, GPU or expert changed since it was written)",
+                                 path));
+  State& s = *s_;
+  const char* w = "checkpoint";
+  s.seeded = get_field<bool>(st, "seeded", w);
+  s.done = get_field<long long>(st, "done", w);
+  s.next_id = get_field<std::uint64_t>(st, "next_id", w);
+  s.since_best = get_field<long long>(st, "since_best", w);
+  if (!s.rng.set_state(get_field<std::vector<std::uint64_t>>(st, "rng", w)))
+    throw InputError(fmt::format("{}: bad rng state", path));
+  s.counters = Counters::from_json(get_field<nlohmann::json>(st, "counters", w));
+  const auto per_op = get_field<nlohmann::json>(st, "per_operator", w);
+  for (const auto& [op, c] : per_op.items()) s.per_op[op] = Counters::from_json(c);
+  const auto improvements = get_field<nlohmann::json>(st, "improvements", w);
+  for (const auto& i : improvements)
+    s.improvements.push_back({get_field<long long>(i, "program", w),
+                              get_field<std::uint64_t>(i, "id", w),
+                              get_field<double>(i, "score", w), get_field<std::string>(i, "op", w)});
+  for (auto h : get_field<std::vector<std::uint64_t>>(st, "seen", w)) s.seen.insert(h);
+  s.best_times = get_field<std::vector<double>>(st, "best_times", w);
+  s.best_reply = get_field<std::string>(st, "best_reply", w);
+  s.best_op = get_field<std::string>(st, "best_op", w);
+  s.seconds_before = get_field<double>(st, "seconds", w);
+  s.last_checkpoint = s.done;
+  if (s.seeded) {
+    s.db = ProgramDatabase::from_json(get_field<nlohmann::json>(st, "database", w));
+    s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
+    if (s.best_times.size() != problem_->train_rows.size())
+      throw InputError(fmt::format("{}: best_times has the wrong length", path));
+  }
+  const auto offset = get_field<std::uint64_t>(st, "events_offset", w);
+  // Rebuild the lineage from the events kept before the checkpoint.
+  const std::string events_path = dir_ + "/events.ndjson";
+  const std::string events = std::filesystem::exists(events_path) ? read_file(events_path) : "";
+  if (events.size() < offset)
+    throw InputError(fmt::format("{} is shorter ({} bytes) than the checkpoint says ({})",
+                                 events_path, events.size(), offset));
+  std::istringstream lines(events.substr(0, offset));
+  std::string line;
+  while (std::getline(lines, line)) {
+    nlohmann::json e;
+    try {
+      e = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error&) {
+      throw InputError(fmt::format("{}: corrupt event line before the checkpoint", events_path));
+    }
+    if (e.value("event", "") != "program") continue;
+    s.lineage.add({e.value("id", std::uint64_t(0)), e.value("op", ""), e.value("stage", ""),
+                   e.value("train", 0.0)},
+                  e.value("parent", std::uint64_t(0)),
+                  e.value("inspirations", std::vector<std::uint64_t>{}));
+  }
+  s.events = std::make_unique<EventLog>(events_path, offset);
+  s.resumed = true;
+}
+
+EvolutionResult Evolution::resume() {
+  if (dir_.empty()) throw InputError("resume needs a run directory");
+  s_ = std::make_unique<State>(*problem_, options_);
+  load_checkpoint();
+  return loop();
+}
+
+// ---------------------------------------------------------------- results
+
+EvolutionResult Evolution::finish() {
+  State& s = *s_;
+  EvolutionResult r;
+  r.best = s.db.best();
+  r.best_train = problem_->train->score(r.best.program);
+  r.best_test = problem_->test->score(r.best.program);
+  r.best_simplified = simplify(r.best.program);
+  r.best_reply = s.best_reply;
+  r.best_diff = s.best_reply.empty() ? "" : format_diff(parse_diff(s.best_reply));
+  r.best_op = s.best_op;
+  r.counters = s.counters;
+  r.per_operator = s.per_op;
+  r.improvements = s.improvements;
+  r.programs = s.done;
+  r.exhaustive_train_runs = s.eval.exhaustive_train_runs();
+  r.stop_reason = s.stop_reason;
+  r.seconds = s.seconds();
+  r.resumed = s.resumed;
+  if (!dir_.empty()) {
+    // The last checkpoint excludes the end event, so resuming a finished run rewrites the
+    // same files.
+    write_checkpoint();
+    s.events->write({{"event", "end"},
+                     {"programs", s.done},
+                     {"stop", s.stop_reason},
+                     {"best_id", r.best.id},
+                     {"best_train", r.best.score},
+                     {"kernel_runs", s.counters.kernel_runs}});
+    s.events->sync();
+    atomic_write(dir_ + "/best.py", print_program(r.best.program));
+    atomic_write(dir_ + "/best_simplified.py", print_program(r.best_simplified));
+    std::ostringstream graphml, dot;
+    s.lineage.write_graphml(graphml);
+    s.lineage.write_dot(dot);
+    atomic_write(dir_ + "/lineage.graphml", graphml.str());
+    atomic_write(dir_ + "/lineage.dot", dot.str());
+  }
+  return r;
+}
+
+} // namespace tv

@@ -1,0 +1,116 @@
+#pragma once
+/// The evolution loop (ask/tell): sample a parent and inspirations from the database, ask the
+/// mutator for a SEARCH/REPLACE reply, build the child with the IR's diff engine, run the
+/// cascade, tell the database. Same seed, same run, bit for bit.
+///
+/// Map: Evolution owns the run state (database, Rng, counters, cache via the evaluator) and,
+/// when given a directory, writes config.json, events.ndjson, checkpoint.json (atomic) and
+/// at the end best.py, best_simplified.py, lineage.graphml/.dot and summary.json.
+#include "eval/cascade.hpp"
+#include "eval/counters.hpp"
+#include "eval/problem.hpp"
+#include "evolve/database.hpp"
+#include "evolve/lineage.hpp"
+#include "evolve/mutator.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// Knobs of one run; all have defaults.
+struct EvolutionOptions {
+  std::uint64_t seed = 0;
+  long long budget = 1000;      ///< programs to propose (stop when reached)
+  long long stagnation = 0;     ///< stop after this many programs without a new best (0 = off)
+  double target_score = 0;      ///< stop when the best train speedup reaches this (0 = off)
+  double max_seconds = 0;       ///< stop after this wall time (0 = off; makes runs irreproducible)
+  int batch = 8;                ///< programs proposed between database updates
+  long long checkpoint_every = 100; ///< programs between checkpoints (run directory only)
+  DatabaseOptions database;
+  CascadeOptions cascade;
+
+  /// All options as JSON (for config.json and fingerprints).
+  nlohmann::json to_json() const;
+  /// Reads options written by to_json; throws InputError on bad fields.
+  static EvolutionOptions from_json(const nlohmann::json& j);
+};
+
+/// When the best score improved.
+struct Improvement {
+  long long program = 0; ///< 1-based count of proposed programs at that moment
+  std::uint64_t id = 0;
+  double score = 0;      ///< train speedup over the expert
+  std::string op;
+};
+
+/// Progress, reported after each batch.
+struct Progress {
+  long long done = 0, budget = 0;
+  double best_score = 0, best_fraction = 0; ///< train speedup and fraction of the oracle
+  long long kernel_runs = 0;
+  double seconds = 0; ///< wall time so far
+};
+
+/// What a finished (or stopped) run produced.
+struct EvolutionResult {
+  Candidate best;
+  SetScore best_train, best_test; ///< figures of the best program on both halves
+  Program best_simplified;
+  std::string best_reply;         ///< the mutator reply that produced the best (empty = seed)
+  std::string best_diff;          ///< its SEARCH/REPLACE blocks, re-formatted
+  std::string best_op;
+  Counters counters;
+  std::map<std::string, Counters> per_operator;
+  std::vector<Improvement> improvements;
+  long long programs = 0;
+  long long exhaustive_train_runs = 0;
+  std::string stop_reason;
+  double seconds = 0;
+  bool resumed = false;
+};
+
+/// One run.
+class Evolution {
+public:
+  /// `dir` empty: nothing is written. Otherwise the run directory is created (an existing
+  /// run there is refused: use resume).
+  Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions options,
+            std::string dir = "");
+  ~Evolution();
+  /// Runs to a stop condition from the start.
+  EvolutionResult run();
+  /// Continues the run in `dir` from its checkpoint (the Evolution must have been built
+  /// with the options and problem in dir/config.json); throws InputError for a corrupt,
+  /// truncated or mismatched checkpoint.
+  EvolutionResult resume();
+  /// Called after every batch (e.g. for a progress line).
+  void on_progress(std::function<void(const Progress&)> f) { progress_ = std::move(f); }
+  /// The run's config.json content for `problem` and `options`.
+  static nlohmann::json run_config(const Problem& problem, const Mutator& mutator,
+                                   const EvolutionOptions& options);
+
+private:
+  struct State;
+  EvolutionResult loop();
+  void seed_run();
+  void step_batch(long long count);
+  void write_checkpoint();
+  void load_checkpoint();
+  EvolutionResult finish();
+
+  const Problem* problem_;
+  Mutator* mutator_;
+  EvolutionOptions options_;
+  std::string dir_;
+  std::unique_ptr<State> s_;
+  std::function<void(const Progress&)> progress_;
+};
+
+} // namespace tv

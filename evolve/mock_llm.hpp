@@ -1,0 +1,50 @@
+#pragma once
+/// The mock LLM: a deterministic mutator that makes the edits a kernel engineer would (one-field
+/// tweaks, coherent register- and shared-memory-aware retunes, threshold moves, rule splits,
+/// deletions, crossover from inspirations) and writes them as a chatty reply with a
+/// SEARCH/REPLACE block, so the evolution loop drives the same path as with a real LLM.
+#include "evolve/mutator.hpp"
+#include "ir/program.hpp"
+#include "models/gpu.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// Knobs of the mock LLM.
+struct MockLlmOptions {
+  /// The "small LLM" ablation: only one config field or one constant changes per proposal.
+  bool one_field_only = false;
+};
+
+/// A reply together with the program its diff is meant to produce (for self-checks).
+struct MockProposal {
+  MutationReply reply;
+  std::optional<Program> child; ///< nullopt when the reply holds no edit
+};
+
+/// Deterministic mutator: the same request gives a byte-identical reply.
+class MockLlm : public Mutator {
+public:
+  /// A mock that proposes configs from `gpu`'s config space (launchability checked on `gpu`).
+  explicit MockLlm(Gpu gpu, MockLlmOptions options = {});
+  /// "mock-llm", or "mock-llm (one-field)" in one-field mode.
+  std::string name() const override;
+  /// "tweak", "targeted", "threshold", "split", "delete", "crossover" (only "tweak" and
+  /// "threshold" in one-field mode).
+  std::vector<std::string> operators() const override;
+  /// One edit of the parent as reply text; ok=false (never a throw) when the parent does not
+  /// parse.
+  MutationReply propose(const MutationRequest& request) override;
+  /// As propose(), also returning the intended child (applying the reply's diff to the parent
+  /// text and parsing the result gives exactly this program).
+  MockProposal propose_detailed(const MutationRequest& request) const;
+
+private:
+  Gpu gpu_; ///< the device, with its config-space lists sorted ascending
+  MockLlmOptions options_;
+};
+
+} // namespace tv

@@ -1,0 +1,37 @@
+#pragma once
+/// Files of a run directory: atomic writes and the append-only events stream.
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tv {
+
+/// Writes `content` to `path` atomically (temporary file, fsync, rename); throws
+/// InputError when the file cannot be written.
+void atomic_write(const std::string& path, const std::string& content);
+/// Reads a whole file; throws InputError naming the file when it cannot be read.
+std::string read_file(const std::string& path);
+
+/// The NDJSON events stream of a run: one JSON object per line, appended and flushed.
+class EventLog {
+public:
+  /// Opens `path` for appending after truncating it to `offset` bytes (0 = new file).
+  EventLog(const std::string& path, std::uint64_t offset);
+  ~EventLog();
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
+  /// Appends one event line.
+  void write(const nlohmann::json& event);
+  /// Flushes to the OS and to disk; returns the byte size of the stream so far.
+  std::uint64_t sync();
+  /// Bytes written so far (including what was kept from before).
+  std::uint64_t offset() const { return offset_; }
+
+private:
+  std::FILE* file_ = nullptr;
+  std::uint64_t offset_ = 0;
+  std::string path_;
+};
+
+} // namespace tv

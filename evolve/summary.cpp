@@ -1,0 +1,91 @@
+#include "evolve/summary.hpp"
+
+#include "eval/report_format.hpp"
+#include "eval/text_table.hpp"
+#include "ir/text.hpp"
+
+#include <fmt/format.h>
+
+namespace tv {
+
+namespace {
+std::string thousands(long long v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(std::size_t(i), ",");
+  return v < 0 ? "-" + s : s;
+}
+} // namespace
+
+nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
+                            const std::vector<MethodResult>& baselines) {
+  nlohmann::json j{{"command", "evolve"}, {"problem", problem_json(problem)}};
+  j["best"] = {{"id", r.best.id},
+               {"program", print_program(r.best.program)},
+               {"simplified", print_program(r.best_simplified)},
+               {"rules", r.best.program.rules.size()},
+               {"simplified_rules", r.best_simplified.rules.size()},
+               {"op", r.best_op},
+               {"diff", r.best_diff}};
+  j["train"] = score_json(r.best_train);
+  j["test"] = score_json(r.best_test);
+  for (const auto& m : baselines) j["baselines"][m.key] = method_json(m);
+  j["counters"] = r.counters.to_json();
+  for (const auto& [op, c] : r.per_operator) j["per_operator"][op] = c.to_json();
+  j["improvements"] = nlohmann::json::array();
+  for (const auto& i : r.improvements)
+    j["improvements"].push_back(
+        {{"program", i.program}, {"id", i.id}, {"score", i.score}, {"op", i.op}});
+  j["programs"] = r.programs;
+  j["stop_reason"] = r.stop_reason;
+  j["exhaustive_train_runs"] = r.exhaustive_train_runs;
+  j["kernel_runs"] = r.counters.kernel_runs;
+  j["seconds"] = r.seconds;
+  j["resumed"] = r.resumed;
+  return j;
+}
+
+std::string summary_text(const Problem& problem, const EvolutionResult& r,
+                         const std::vector<MethodResult>& baselines) {
+  std::string out = fmt::format("tilevolve evolve\n{}", problem_header(problem));
+  out += fmt::format("{} programs proposed in {:.2f} s (stopped: {}){}\n\n", r.programs, r.seconds,
+                     r.stop_reason, r.resumed ? ", resumed from a checkpoint" : "");
+  MethodResult evo;
+  evo.key = "evolved";
+  evo.label = fmt::format("evolved (best of {} programs)", r.programs);
+  evo.train = r.best_train;
+  evo.test = r.best_test;
+  evo.kernel_runs = r.counters.kernel_runs;
+  std::vector<MethodResult> rows = baselines;
+  rows.insert(rows.begin() + 1, evo);
+  out += methods_table(rows) + "\n";
+  out += fmt::format("Best program: {} rules, {} after simplification (behaviour unchanged):\n{}\n",
+                     r.best.program.rules.size(), r.best_simplified.rules.size(),
+                     print_program(r.best_simplified));
+  if (!r.best_diff.empty())
+    out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  const Counters& c = r.counters;
+  TextTable cost({"cost", "count"});
+  cost.add({"programs proposed", thousands(c.proposed)});
+  cost.add({"  mutator failed / diff failed / parse failed",
+            fmt::format("{} / {} / {}", c.mutator_failed, c.diff_failed, c.parse_failed)});
+  cost.add({"  no-op (same as parent or earlier program)", thousands(c.noop)});
+  cost.add({"  rejected by the static check", thousands(c.static_reject)});
+  cost.add({"  stopped at the probe shapes", thousands(c.probe_reject)});
+  cost.add({"  timing failed", thousands(c.timing_failed)});
+  cost.add({"  fully evaluated", thousands(c.full)});
+  cost.add({"kernel runs (timed shape x config pairs)", thousands(c.kernel_runs)});
+  cost.add({"cache hits", thousands(c.cache_hits)});
+  cost.add({"exhaustive per-shape tuning of the training shapes", thousands(r.exhaustive_train_runs)});
+  out += cost.str() + "\n";
+  TextTable ops({"operator", "proposed", "full", "better than parent", "new best", "success"});
+  for (const auto& [op, oc] : r.per_operator) {
+    if (op == "seed") continue;
+    ops.add({op, thousands(oc.proposed), thousands(oc.full), thousands(oc.improved),
+             thousands(oc.new_best),
+             fmt::format("{:.1f}%", oc.proposed ? 100.0 * oc.improved / oc.proposed : 0.0)});
+  }
+  out += ops.str();
+  return out;
+}
+
+} // namespace tv

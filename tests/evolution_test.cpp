@@ -1,0 +1,261 @@
+#include "eval/analytic_backend.hpp"
+#include "evolve/evolution.hpp"
+#include "evolve/mock_llm.hpp"
+#include "evolve/run_dir.hpp"
+#include "ir/error.hpp"
+#include "ir/text.hpp"
+#include "support/fixtures.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <omp.h>
+
+using namespace tv;
+
+namespace {
+
+/// A mutator that cycles through every kind of reply a bad (or good) LLM can give.
+class ScriptedMutator : public Mutator {
+public:
+  std::string name() const override { return "scripted"; }
+  std::vector<std::string> operators() const override {
+    return {"fail", "garbage", "nomatch", "ambiguous", "unparsable", "noop",
+            "unlaunchable", "worse", "untimeable", "better"};
+  }
+  MutationReply propose(const MutationRequest& r) override {
+    const auto ops = operators();
+    MutationReply rep;
+    rep.op = ops[n_++ % ops.size()];
+    const Program parent = parse_program_or_throw(r.parent_text, "parent");
+    auto edit_default = [&](const std::string& new_config) {
+      const std::string old_line = "    return " + print_config(parent.default_config) + "\n";
+      return "Here is my edit:\n```\n<<<<<<< SEARCH\n" + old_line + "=======\n    return " +
+             new_config + "\n>>>>>>> REPLACE\n```\n";
+    };
+    if (rep.op == "fail") {
+      rep.ok = false;
+      rep.error = "connection refused";
+    } else if (rep.op == "garbage") {
+      rep.text = "I think the tiles should be bigger. \x01\x02 no diff here";
+    } else if (rep.op == "nomatch") {
+      rep.text = "<<<<<<< SEARCH\n    if M <= 99999:\n=======\n    if M <= 1:\n>>>>>>> REPLACE\n";
+    } else if (rep.op == "ambiguous") {
+      rep.text = "<<<<<<< SEARCH\n        return\n=======\n        return\n>>>>>>> REPLACE\n";
+    } else if (rep.op == "unparsable") {
+      rep.text = edit_default("Config(BM=128, BN=128");
+    } else if (rep.op == "noop") {
+      rep.text = edit_default(print_config(parent.default_config));
+    } else if (rep.op == "unlaunchable") {
+      rep.text = edit_default("Config(BM=256, BN=128, BK=64, warps=4, stages=3, group=8)");
+    } else if (rep.op == "worse") {
+      rep.text = edit_default("Config(BM=16, BN=32, BK=16, warps=2, stages=1, group=1)");
+    } else if (rep.op == "untimeable") {
+      rep.text = edit_default("Config(BM=32, BN=32, BK=32, warps=2, stages=2, group=1)");
+    } else { // better: big tiles for prefill, above the default
+      const std::string old_line = "    return " + print_config(parent.default_config) + "\n";
+      rep.text = "<<<<<<< SEARCH\n" + old_line + "=======\n    if M >= " +
+                 std::to_string(2048 << (n_ % 3)) +
+                 ":\n        return Config(BM=128, BN=256, BK=64, warps=8, stages=4, group=16)\n" +
+                 old_line + ">>>>>>> REPLACE\n";
+    }
+    return rep;
+  }
+
+private:
+  int n_ = 0;
+};
+
+/// Analytic backend that reports a wrong result for one config (a miscompiled kernel).
+class FlakyBackend : public AnalyticBackend {
+public:
+  FlakyBackend(Gpu g, Config bad) : AnalyticBackend(std::move(g)), bad_(bad) {}
+  std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override {
+    auto out = AnalyticBackend::time(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (batch[i].config == bad_) {
+        out[i].status = MeasureStatus::wrong_result;
+        out[i].seconds = std::numeric_limits<double>::infinity();
+        out[i].detail = "max abs error 3.2 vs reference";
+      }
+    return out;
+  }
+
+private:
+  Config bad_;
+};
+
+std::unique_ptr<Problem> small_problem(const std::string& gpu = "h100") {
+  ProblemSpec spec;
+  spec.gpu = gpu;
+  return load_problem(spec);
+}
+
+std::string temp_dir(const std::string& name) {
+  const auto d = std::filesystem::temp_directory_path() / ("tilevolve_evo_" + name);
+  std::filesystem::remove_all(d);
+  return d.string();
+}
+
+} // namespace
+
+TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never stalls") {
+  auto p = small_problem();
+  p->backend = std::make_unique<FlakyBackend>(p->gpu, test::cfg(32, 32, 32, 2, 2, 1));
+  ScriptedMutator m;
+  EvolutionOptions o;
+  o.budget = 60;
+  o.cascade.probe_margin = 0.03;
+  Evolution evo(*p, m, o, temp_dir("scripted"));
+  const EvolutionResult r = evo.run();
+  const Counters& c = r.counters;
+  CHECK(r.programs == 60);
+  CHECK(c.proposed == 60);
+  CHECK(c.mutator_failed > 0);
+  CHECK(c.diff_failed > 0);
+  CHECK(c.parse_failed > 0);
+  CHECK(c.noop > 0);
+  CHECK(c.static_reject > 0);
+  CHECK(c.static_reasons.at("registers") > 0);
+  CHECK(c.probe_reject > 0);
+  CHECK(c.timing_failed > 0);
+  CHECK(c.full > 0);
+  CHECK(c.improved > 0);
+  CHECK(c.new_best > 0);
+  CHECK(c.kernel_runs > 0);
+  CHECK(c.cache_hits > 0);
+  // The stages partition the proposals.
+  CHECK(c.mutator_failed + c.diff_failed + c.parse_failed + c.noop + c.static_reject +
+            c.probe_reject + c.timing_failed + c.full ==
+        c.proposed);
+  // Per-operator counters add up to the totals.
+  Counters sum;
+  for (const auto& [op, oc] : r.per_operator) sum.add(oc);
+  CHECK(sum.proposed == c.proposed);
+  CHECK(sum.kernel_runs == c.kernel_runs);
+  // The same unlaunchable child proposed again is a no-op (known program), never timed.
+  const Counters& un = r.per_operator.at("unlaunchable");
+  CHECK(un.static_reject > 0);
+  CHECK(un.static_reject + un.noop == un.proposed);
+  CHECK(un.kernel_runs == 0);
+  CHECK(r.per_operator.at("untimeable").timing_failed > 0);
+  CHECK(r.best_train.speedup_vs_expert > 1.0);
+}
+
+TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads; seeds differ") {
+  auto run = [](int threads, std::uint64_t seed) {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    auto p = small_problem();
+    MockLlm m(p->gpu);
+    EvolutionOptions o;
+    o.seed = seed;
+    o.budget = 300;
+    const std::string dir = temp_dir(fmt::format("det_{}_{}", threads, seed));
+    Evolution evo(*p, m, o, dir);
+    const EvolutionResult r = evo.run();
+    omp_set_num_threads(saved);
+    return std::make_pair(r, read_file(dir + "/events.ndjson"));
+  };
+  const auto [a, ea] = run(1, 7);
+  const auto [b, eb] = run(2, 7);
+  CHECK(ea == eb); // the whole event log, bit for bit
+  CHECK(print_program(a.best.program) == print_program(b.best.program));
+  CHECK(a.best.score == b.best.score);
+  CHECK(a.counters.to_json() == b.counters.to_json());
+  const auto [c, ec] = run(1, 8);
+  CHECK(ec != ea);
+}
+
+TEST_CASE("evolution: resuming from any checkpoint ends like the uninterrupted run") {
+  auto p = small_problem();
+  MockLlm m(p->gpu);
+  EvolutionOptions o;
+  o.seed = 3;
+  o.budget = 240;
+  o.checkpoint_every = 40;
+  const std::string full_dir = temp_dir("full");
+  const EvolutionResult full = Evolution(*p, m, o, full_dir).run();
+
+  // Snapshot the run directory right after the checkpoint at 120 programs, as a kill -9
+  // just after it would leave it, then resume the snapshot.
+  const std::string part_dir = temp_dir("part");
+  {
+    const std::string dir = temp_dir("snap_src");
+    Evolution evo(*p, m, o, dir);
+    evo.on_progress([&](const Progress& pr) {
+      if (pr.done == 120) std::filesystem::copy(dir, part_dir);
+    });
+    evo.run();
+  }
+  REQUIRE(std::filesystem::exists(part_dir + "/checkpoint.json"));
+  CHECK(nlohmann::json::parse(read_file(part_dir + "/checkpoint.json"))["state"]["done"] == 120);
+  // A kill mid-write leaves a partial event line after the checkpoint: resume truncates it.
+  {
+    std::ofstream ev(part_dir + "/events.ndjson", std::ios::app);
+    ev << "{\"event\":\"program\",\"n\":99";
+  }
+  const EvolutionResult again = Evolution(*p, m, o, part_dir).resume();
+  CHECK(again.resumed);
+  CHECK(print_program(again.best.program) == print_program(full.best.program));
+  CHECK(again.counters.to_json() == full.counters.to_json());
+  CHECK(read_file(part_dir + "/events.ndjson") == read_file(full_dir + "/events.ndjson"));
+}
+
+TEST_CASE("evolution: corrupt, truncated and mismatched checkpoints are refused with a message") {
+  auto p = small_problem();
+  MockLlm m(p->gpu);
+  EvolutionOptions o;
+  o.budget = 40;
+  const std::string dir = temp_dir("corrupt");
+  Evolution(*p, m, o, dir).run();
+  const std::string cp = read_file(dir + "/checkpoint.json");
+
+  auto expect_error = [&](const std::string& content, const std::string& fragment,
+                          const EvolutionOptions& opts) {
+    atomic_write(dir + "/checkpoint.json", content);
+    try {
+      Evolution(*p, m, opts, dir).resume();
+      FAIL("resume accepted a bad checkpoint");
+    } catch (const InputError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(fragment) != std::string::npos);
+    }
+  };
+  expect_error(cp.substr(0, cp.size() / 2), "corrupt or truncated", o);
+  std::string flipped = cp;
+  const auto pos = flipped.find("\"done\":");
+  REQUIRE(pos != std::string::npos);
+  flipped.replace(pos, 8, "\"done\":1");
+  expect_error(flipped, "checksum mismatch", o);
+  EvolutionOptions other = o;
+  other.seed = 99;
+  expect_error(cp, "different run configuration", other);
+  expect_error("[]", "not a tilevolve checkpoint", o);
+  std::filesystem::remove(dir + "/checkpoint.json");
+  try {
+    Evolution(*p, m, o, dir).resume();
+    FAIL("resume without a checkpoint");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("no checkpoint.json") != std::string::npos);
+  }
+  // And a fresh run refuses to overwrite an existing run directory.
+  CHECK_THROWS_AS(Evolution(*p, m, o, dir).run(), InputError);
+}
+
+TEST_CASE("evolution: the cascade saves kernel runs; fewer than exhaustive tuning") {
+  auto p = small_problem();
+  MockLlm m(p->gpu);
+  EvolutionOptions on;
+  on.budget = 300;
+  EvolutionOptions off = on;
+  off.cascade.enabled = false;
+  const EvolutionResult a = Evolution(*p, m, on).run();
+  const EvolutionResult b = Evolution(*p, m, off).run();
+  CHECK(a.counters.probe_reject > 0);
+  CHECK(b.counters.probe_reject == 0);
+  CHECK(a.counters.kernel_runs < a.exhaustive_train_runs);
+  CHECK(a.best_train.fraction_of_oracle <= 1.0 + 1e-12);
+  CHECK(a.best_train.speedup_vs_expert >= 1.0);
+}
