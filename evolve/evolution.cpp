@@ -77,6 +77,14 @@ template <class T> T get_field(const nlohmann::json& j, const char* key, const c
   }
 }
 
+/// Fingerprint of what `p` decides on `rows`: programs with equal fingerprints choose the same
+/// config for every training shape, so timing one tells everything about the other.
+std::uint64_t behaviour(const Program& p, const Problem& problem) {
+  std::uint64_t h = 0x6265686176696f72ULL;
+  for (auto r : problem.train_rows) h = hash_mix(h, hash_value(p.choose(problem.shape(r))));
+  return h;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- options
@@ -145,6 +153,7 @@ struct Evolution::State {
   std::map<std::string, Counters> per_op;
   std::vector<Improvement> improvements;
   std::set<std::uint64_t> seen;   ///< structural hashes of programs already evaluated
+  std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
   std::vector<double> best_times; ///< best time seen per training shape
   std::uint64_t next_id = 1;
   long long done = 0;             ///< programs proposed (the seed is not counted)
@@ -228,6 +237,7 @@ void Evolution::seed_run() {
     s.db.add(c, s.rng);
   }
   s.seen.insert(hash_value(expert));
+  s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
   s.lineage.add({c.id, "seed", "full", c.score}, 0, {});
   s.improvements.push_back({0, c.id, c.score, "seed"});
@@ -303,10 +313,16 @@ void Evolution::step_batch(long long count) {
         stage = Stage::noop;
         reason = child == parent.program ? "same program as its parent"
                                          : "same program as an earlier one";
+      } else if (s.seen.insert(hash_value(child)), s.behaviours.count(behaviour(child, *problem_)) &&
+                 problem_->static_issues(child).empty()) {
+        // A launchable child that decides every training shape like an earlier program adds
+        // nothing the database can rank: it would only crowd out diversity.
+        stage = Stage::noop;
+        reason = "same decisions as an earlier program on every training shape";
       } else {
-        s.seen.insert(hash_value(child));
         const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
         ev = s.eval.evaluate(child, ref);
+        if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(child, *problem_));
         stage = ev.stage;
         reason = ev.reason;
         delta.kernel_runs = ev.kernel_runs;
@@ -433,6 +449,7 @@ void Evolution::write_checkpoint() {
     st["improvements"].push_back({{"program", i.program}, {"id", i.id}, {"score", i.score},
                                   {"op", i.op}});
   st["seen"] = s.seen;
+  st["behaviours"] = s.behaviours;
   st["best_times"] = s.best_times;
   st["best_reply"] = s.best_reply;
   st["best_op"] = s.best_op;
@@ -491,6 +508,7 @@ void Evolution::load_checkpoint() {
                               get_field<std::uint64_t>(i, "id", w),
                               get_field<double>(i, "score", w), get_field<std::string>(i, "op", w)});
   for (auto h : get_field<std::vector<std::uint64_t>>(st, "seen", w)) s.seen.insert(h);
+  for (auto h : get_field<std::vector<std::uint64_t>>(st, "behaviours", w)) s.behaviours.insert(h);
   s.best_times = get_field<std::vector<double>>(st, "best_times", w);
   s.best_reply = get_field<std::string>(st, "best_reply", w);
   s.best_op = get_field<std::string>(st, "best_op", w);
