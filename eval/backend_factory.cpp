@@ -1,6 +1,7 @@
 #include "eval/backend_factory.hpp"
 
 #include "eval/analytic_backend.hpp"
+#include "eval/replay_backend.hpp"
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,13 @@ namespace tv {
 
 std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu) {
   if (spec.empty() || spec == "analytic") return std::make_unique<AnalyticBackend>(gpu);
+  if (spec.rfind("replay:", 0) == 0) {
+    const std::string file = spec.substr(7);
+    if (file.empty())
+      throw InputError("backend 'replay:' needs a file, e.g. replay:data/replay/h100_mm.txt");
+    // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, layout NN).
+    return std::make_unique<ReplayBackend>(file, ReplayFilter{}, gpu);
+  }
   throw InputError(fmt::format("unknown backend '{}' (expected analytic or replay:FILE)", spec));
 }
 

@@ -1,0 +1,302 @@
+#include "eval/replay_backend.hpp"
+
+#include "eval/autoheuristic_data.hpp"
+#include "eval/measurement_cache.hpp"
+#include "ir/error.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+namespace tv {
+
+namespace {
+
+using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>;
+using PairKey = std::pair<ShapeKey, Config>;
+
+/// Everything recorded for one pair while the file is read.
+struct Samples {
+  std::vector<double> ok;
+  bool wrong_result = false;
+  MeasureStatus last_failure = MeasureStatus::unmeasured;
+  std::string failure_detail;
+};
+
+ShapeKey key_of(const Shape& s) {
+  return {s.M, s.N, s.K, s.dtype};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// The one answer for a pair: wrong_result if it ever happened, else the median of the ok
+/// times, else the last failure recorded.
+Measurement summarize(const Samples& s) {
+  Measurement m;
+  if (s.wrong_result) {
+    m.status = MeasureStatus::wrong_result;
+    m.detail = s.failure_detail;
+  } else if (!s.ok.empty()) {
+    m.status = MeasureStatus::ok;
+    m.seconds = median(s.ok);
+  } else {
+    m.status = s.last_failure;
+    m.detail = s.failure_detail;
+  }
+  return m;
+}
+
+void add_sample(std::map<PairKey, Samples>& pairs, const PairKey& k, MeasureStatus st,
+                double seconds, const std::string& detail) {
+  if (st == MeasureStatus::unmeasured) return; // a record that says "not measured" adds nothing
+  Samples& s = pairs[k];
+  if (st == MeasureStatus::ok) {
+    s.ok.push_back(seconds);
+  } else {
+    if (st == MeasureStatus::wrong_result) s.wrong_result = true;
+    if (!s.wrong_result || st == MeasureStatus::wrong_result) {
+      s.last_failure = st;
+      s.failure_detail = detail;
+    }
+  }
+}
+
+std::string first_line_of(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: is a directory, not a replay file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read the replay file", path));
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+bool keeps(const std::vector<DType>& dtypes, DType d) {
+  return std::find(dtypes.begin(), dtypes.end(), d) != dtypes.end();
+}
+
+std::string dtype_list(const std::vector<DType>& ds) {
+  std::vector<std::string_view> names;
+  for (DType d : ds)
+    names.push_back(dtype_name(d));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+/// Inductor's canonical form of a requested config: its GROUP_M and no AMD knobs.
+Config inductor_canonical(Config c) {
+  c.group = kInductorGroupM;
+  c.waves_per_eu.reset();
+  c.matrix_instr_nonkdim.reset();
+  c.kpack.reset();
+  return c;
+}
+
+std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x)
+    p *= 2;
+  return p;
+}
+
+} // namespace
+
+ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu)
+    : path_(path), source_(std::filesystem::path(path).stem().string()), gpu_(gpu) {
+  const std::string first = first_line_of(path);
+  std::map<PairKey, Samples> pairs;
+  std::set<ShapeKey> keys;
+  std::set<ShapeKey> full_size; // keys where Inductor shrinks no recorded config
+
+  if (is_measurement_cache(first)) {
+    const auto records = load_measurement_cache(path);
+    std::set<std::string> gpus;
+    for (const auto& r : records) {
+      gpus.insert(r.gpu);
+      if (r.gpu != gpu.name) continue;
+      if (!filter.dtypes.empty() && !keeps(filter.dtypes, r.shape.dtype)) continue;
+      const ShapeKey k = key_of(r.shape);
+      keys.insert(k);
+      full_size.insert(k);
+      add_sample(pairs, {k, r.config}, r.result.status, r.result.seconds, r.result.detail);
+    }
+    if (pairs.empty())
+      throw InputError(fmt::format(
+          "{}: no measurements for gpu '{}'{} (the file has gpus: {})", path, gpu.name,
+          filter.dtypes.empty() ? std::string()
+                                : fmt::format(" and dtypes {}", dtype_list(filter.dtypes)),
+          fmt::join(gpus, ", ")));
+  } else if (looks_like_autoheuristic(first)) {
+    autoheuristic_ = true;
+    const std::vector<std::string> layouts = {"NN", "NT", "TN", "TT"};
+    if (std::find(layouts.begin(), layouts.end(), filter.layout) == layouts.end())
+      throw InputError(
+          fmt::format("replay layout must be NN, NT, TN or TT, got '{}'", filter.layout));
+    const std::vector<DType> dtypes =
+        filter.dtypes.empty() ? std::vector<DType>{DType::bf16, DType::f16} : filter.dtypes;
+    const AutoHeuristicData data = load_autoheuristic_file(path);
+    if (data.shared_memory && *data.shared_memory != gpu.shared_per_block)
+      throw InputError(fmt::format(
+          "{}: measured on a device with {} bytes of shared memory per block{}; the '{}' "
+          "profile has {} (use --gpu with a matching profile, e.g. h100)",
+          path, *data.shared_memory,
+          data.device_capability
+              ? fmt::format(" (compute capability {}.{})", data.device_capability->first,
+                            data.device_capability->second)
+              : std::string(),
+          gpu.name, gpu.shared_per_block));
+    if (data.device_capability && gpu.vendor != "nvidia")
+      throw InputError(
+          fmt::format("{}: measured on an NVIDIA GPU; '{}' is {}", path, gpu.name, gpu.vendor));
+    std::map<ShapeKey, std::vector<double>> vendor;
+    int max_bm = 0, max_bn = 0, max_bk = 0;
+    for (const auto& r : data.rows) {
+      if (r.layout != filter.layout || !keeps(dtypes, r.dtype)) continue;
+      if (r.dtype == DType::f32 && r.tf32 != filter.tf32) continue;
+      const ShapeKey k{r.M, r.N, r.K, r.dtype};
+      keys.insert(k);
+      if (!r.config) {
+        if (r.seconds) vendor[k].push_back(*r.seconds);
+        continue;
+      }
+      max_bm = std::max(max_bm, r.config->BM);
+      max_bn = std::max(max_bn, r.config->BN);
+      max_bk = std::max(max_bk, r.config->BK);
+      if (r.seconds)
+        add_sample(pairs, {k, *r.config}, MeasureStatus::ok, *r.seconds, "");
+      else
+        add_sample(pairs, {k, *r.config}, MeasureStatus::unlaunchable,
+                   std::numeric_limits<double>::infinity(),
+                   fmt::format("recorded as failed (inf) in {}, line {}", source_, r.line));
+    }
+    if (pairs.empty())
+      throw InputError(fmt::format("{}: no Triton rows with dtype {} and layout {}", path,
+                                   dtype_list(dtypes), filter.layout));
+    for (const auto& [k, v] : vendor)
+      vendor_[k] = median(v);
+    for (const ShapeKey& k : keys)
+      if (next_pow2(std::get<0>(k)) >= max_bm && next_pow2(std::get<1>(k)) >= max_bn &&
+          next_pow2(std::get<2>(k)) >= max_bk)
+        full_size.insert(k);
+    if (full_size.empty()) full_size = keys; // small files: every recorded config counts
+  } else {
+    throw InputError(fmt::format("{}:1: unknown replay file format (expected '{}' or an "
+                                 "AutoHeuristic dataset's JSON line)",
+                                 path, kMeasurementCacheVersionLine));
+  }
+
+  std::set<Config> space;
+  for (const auto& [pk, samples] : pairs) {
+    results_.emplace(pk, summarize(samples));
+    if (full_size.count(pk.first)) space.insert(pk.second);
+  }
+  space_.assign(space.begin(), space.end());
+  // A space config can time dtype d when some shape of d has an ok time for it (as launched).
+  for (const ShapeKey& k : keys) {
+    const Shape s{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), "", 1.0};
+    for (const Config& c : space_)
+      if (lookup(s, c).ok()) space_ok_[s.dtype].insert(c);
+  }
+}
+
+std::string ReplayBackend::name() const {
+  return fmt::format("replay:{} ({})", path_, gpu_.name);
+}
+
+Config ReplayBackend::launched_config(const Config& c, const Shape& s) const {
+  if (!autoheuristic_) return c;
+  return inductor_shrink(inductor_canonical(c), s.M, s.N, s.K);
+}
+
+Measurement ReplayBackend::lookup(const Shape& s, const Config& c) const {
+  const Config launched = launched_config(c, s);
+  auto it = results_.find({key_of(s), launched});
+  if (it != results_.end()) return it->second;
+  Measurement m;
+  m.status = MeasureStatus::unmeasured;
+  m.detail = fmt::format("{} has no measurement for {}x{}x{} {} in {}", c.brief(), s.M, s.N, s.K,
+                         dtype_name(s.dtype), source_);
+  if (autoheuristic_ && !(launched == inductor_canonical(c)))
+    m.detail += fmt::format(" (Inductor launches it as {} on this shape)", launched.brief());
+  return m;
+}
+
+std::vector<Measurement> ReplayBackend::time(const std::vector<TimingRequest>& batch) {
+  std::vector<Measurement> out;
+  out.reserve(batch.size());
+  for (const auto& r : batch)
+    out.push_back(lookup(r.shape, r.config));
+  return out;
+}
+
+std::optional<std::string> ReplayBackend::cannot_time(const Config& c, DType d) const {
+  const auto list_space = [&] {
+    std::vector<std::string> briefs;
+    for (const Config& s : space_)
+      briefs.push_back(s.brief());
+    return fmt::format("{}", fmt::join(briefs, ", "));
+  };
+  if (autoheuristic_ && c.group != kInductorGroupM)
+    return fmt::format("group={}: {} was measured by Inductor, which always launches with "
+                       "GROUP_M={}; use group={} (the group does not change the recorded time)",
+                       c.group, source_, kInductorGroupM, kInductorGroupM);
+  const Config canon = autoheuristic_ ? inductor_canonical(c) : c;
+  if (!std::binary_search(space_.begin(), space_.end(), canon))
+    return fmt::format("{} has no recorded measurements in {} (configs: {})", canon.brief(),
+                       source_, list_space());
+  auto it = space_ok_.find(d);
+  if (it == space_ok_.end()) {
+    std::vector<DType> have;
+    for (const auto& [dt, cs] : space_ok_)
+      have.push_back(dt);
+    return fmt::format("{} has no successful {} measurements (it has: {})", source_, dtype_name(d),
+                       have.empty() ? std::string("none") : dtype_list(have));
+  }
+  if (!it->second.count(canon))
+    return fmt::format("{} has only failed measurements for {} in {}", canon.brief(), dtype_name(d),
+                       source_);
+  return std::nullopt;
+}
+
+TimeTable ReplayBackend::table(const std::vector<Shape>& shapes) {
+  xt::xtensor<double, 2> times({shapes.size(), space_.size()});
+  for (std::size_t r = 0; r < shapes.size(); ++r)
+    for (std::size_t c = 0; c < space_.size(); ++c) {
+      const Measurement m = lookup(shapes[r], space_[c]);
+      times(r, c) = m.ok() ? m.seconds : std::numeric_limits<double>::infinity();
+    }
+  return TimeTable(shapes, space_, std::move(times), autoheuristic_);
+}
+
+std::vector<Shape> ReplayBackend::shapes() const {
+  std::set<ShapeKey> keys;
+  for (const auto& [pk, m] : results_)
+    keys.insert(pk.first);
+  std::vector<Shape> out;
+  for (const ShapeKey& k : keys) {
+    Shape s{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), "", 1.0};
+    s.name = fmt::format("{}:{}:M{}:N{}:K{}", gpu_.name, dtype_name(s.dtype), s.M, s.N, s.K);
+    out.push_back(std::move(s));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Shape& a, const Shape& b) {
+    return std::make_tuple(dtype_name(a.dtype), a.M, a.N, a.K) <
+           std::make_tuple(dtype_name(b.dtype), b.M, b.N, b.K);
+  });
+  return out;
+}
+
+std::optional<double> ReplayBackend::vendor_time(const Shape& s) const {
+  auto it = vendor_.find(key_of(s));
+  if (it == vendor_.end()) return std::nullopt;
+  return it->second;
+}
+
+} // namespace tv

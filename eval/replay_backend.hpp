@@ -1,0 +1,99 @@
+#pragma once
+/// Timings replayed from recorded measurements: tilevolve's own measurement files
+/// (measurement_cache.hpp) or PyTorch Inductor AutoHeuristic matmul datasets
+/// (autoheuristic_data.hpp). The format is detected from the first line.
+///
+/// Semantics:
+/// - Several measurements of one pair give their median (of the ok ones). A pair recorded
+///   only as failed gives that failure's status, never a time; a pair that ever gave a
+///   wrong result is wrong_result whatever else was recorded. A pair not in the file is
+///   unmeasured.
+/// - AutoHeuristic data was collected through Inductor, which shrinks a config to the shape
+///   before launching (inductor_shrink) and records the row under the shrunk config; so a
+///   request is shrunk the same way before its row is looked up. A failed row ("inf": all
+///   such rows in h100_mm are operand buffers over the 227 KiB shared-memory limit) is
+///   reported as unlaunchable. Inductor launched every config with GROUP_M=8, so the
+///   request's group does not change which row answers it (time() ignores it), AMD knobs are
+///   ignored too, and the table's configs carry group=8. Because TimeTable lookups compare
+///   group exactly, cannot_time() asks for group=8: a program that passes the static check
+///   then reads the same times from table() as from time().
+/// - The config space of an AutoHeuristic file is the set of configs recorded at the keys
+///   where Inductor shrinks nothing (every dim's next power of two is at least the largest
+///   block of that dim in the file): these are the un-shrunk candidates Inductor tried, e.g.
+///   29 configs in h100_mm. (When no key is that large, every recorded config counts.)
+///   For our own format it is every config recorded for the GPU, exactly as recorded.
+/// - Only the rows of the requested GPU are kept from our format; an AutoHeuristic file
+///   whose JSON line gives a shared-memory size must match the profile's per-block limit.
+#include "eval/timing_backend.hpp"
+#include "models/gpu.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tv {
+
+/// Which rows of a replay file to use.
+struct ReplayFilter {
+  /// Dtypes to keep; empty means the format's default: bf16 and f16 for AutoHeuristic data
+  /// (its f32 rows mix TF32 on and off), every dtype for our own format.
+  std::vector<DType> dtypes;
+  /// AutoHeuristic only: operand layout to keep ("NN" = both row-major, the plain
+  /// C = A[M,K] * W[K,N]; "NT" is nn.Linear's x @ W^T with W stored [N,K]; "TN", "TT").
+  std::string layout = "NN";
+  /// AutoHeuristic only: for f32 rows, keep those measured with TF32 on (true) or off.
+  bool tf32 = false;
+};
+
+/// Replays a recorded file as a timing backend.
+class ReplayBackend : public TimingBackend {
+public:
+  /// Loads `path` (format auto-detected) keeping the rows `filter` selects, for `gpu`.
+  /// Throws InputError for an unreadable or malformed file, a layout other than NN/NT/TN/TT,
+  /// a file that does not match the GPU, or a filter that keeps no rows.
+  ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu);
+
+  /// "replay:PATH (gpu)".
+  std::string name() const override;
+  /// The recorded answer for each request (see the semantics above); never throws.
+  std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override;
+  /// Why `c` is outside the recorded space for `d` (group not 8 on AutoHeuristic data, no
+  /// record, or only failed records), or nullopt.
+  std::optional<std::string> cannot_time(const Config& c, DType d) const override;
+  /// The space's configs over `shapes`, +inf where a pair is unmeasured or failed; agrees
+  /// with time() (AMD knobs ignored in lookups for AutoHeuristic data).
+  TimeTable table(const std::vector<Shape>& shapes) override;
+
+  /// True when the file is an AutoHeuristic dataset (false: our own format).
+  bool autoheuristic() const { return autoheuristic_; }
+  /// The config space (sorted; group 8 and no AMD knobs for AutoHeuristic data).
+  const std::vector<Config>& configs() const { return space_; }
+  /// The distinct shapes of the kept rows, named "<gpu>:<dtype>:M<m>:N<n>:K<k>"
+  /// (e.g. "h100:bf16:M128:N4096:K4096"), sorted by dtype name, then M, N, K.
+  std::vector<Shape> shapes() const;
+  /// Median vendor-library time ("extern_mm" rows) for the shape, if recorded and ok.
+  std::optional<double> vendor_time(const Shape& s) const;
+  /// The config that is looked up for `c` on `s`: shrunk to the shape and group/knobs
+  /// canonicalised for AutoHeuristic data, `c` itself for our format.
+  Config launched_config(const Config& c, const Shape& s) const;
+  /// Number of distinct (shape, config) pairs with at least one record.
+  std::size_t recorded_pairs() const { return results_.size(); }
+
+private:
+  using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>;
+  Measurement lookup(const Shape& s, const Config& c) const;
+
+  std::string path_, source_;
+  Gpu gpu_;
+  bool autoheuristic_ = false;
+  std::map<std::pair<ShapeKey, Config>, Measurement> results_; ///< one answer per pair
+  std::map<ShapeKey, double> vendor_; ///< median vendor-library time per shape
+  std::vector<Config> space_;
+  std::map<DType, std::set<Config>> space_ok_; ///< space configs with an ok time, per dtype
+};
+
+} // namespace tv

@@ -1,0 +1,247 @@
+#include "eval/measurement_cache.hpp"
+#include "ir/error.hpp"
+#include "ir/rng.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace tv;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kTop =
+    std::string(kMeasurementCacheVersionLine) + "\n" + std::string(kMeasurementCacheHeader) + "\n";
+
+/// The InputError message parsing `text` throws, or "" if it parses.
+std::string error_of(const std::string& text) {
+  try {
+    parse_measurement_cache(text, "cache.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// A fresh directory under the system temp dir, removed when the object goes away.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tv_cache_test_XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+MeasurementRecord ok_record(double seconds) {
+  MeasurementRecord r;
+  r.gpu = "h100";
+  r.shape.M = 128;
+  r.shape.N = 4096;
+  r.shape.K = 4096;
+  r.shape.dtype = DType::bf16;
+  r.result.status = MeasureStatus::ok;
+  r.result.seconds = seconds;
+  return r;
+}
+
+MeasurementRecord amd_failure() {
+  MeasurementRecord r;
+  r.gpu = "mi300x";
+  r.shape.M = 1;
+  r.shape.N = 8192;
+  r.shape.K = 1024;
+  r.shape.dtype = DType::f16;
+  r.config.BM = 256;
+  r.config.BN = 256;
+  r.config.waves_per_eu = 2;
+  r.config.matrix_instr_nonkdim = 16;
+  r.config.kpack = 2;
+  r.result.status = MeasureStatus::compile_error;
+  r.result.detail = "error: \"out of LDS\", needs 131072 > 65536\nsecond line";
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("measurement_cache: format_record writes the documented columns") {
+  CHECK(format_record(ok_record(1.25e-05)) ==
+        "h100,128,4096,4096,bf16,128,128,64,4,3,8,,,,ok,1.25e-05,");
+  CHECK(format_record(amd_failure()) ==
+        "mi300x,1,8192,1024,f16,256,256,64,4,3,8,2,16,2,compile_error,,"
+        "\"error: \"\"out of LDS\"\", needs 131072 > 65536 second line\"");
+}
+
+TEST_CASE("measurement_cache: records read back exactly") {
+  MeasurementRecord a = ok_record(1.0 / 3.0 * 1e-4); // needs all 17 digits
+  MeasurementRecord b = amd_failure();
+  MeasurementRecord c = ok_record(2e-3);
+  c.result.detail = "  padded  ";
+  c.gpu = "#gpu, with a comma";
+  MeasurementRecord d = ok_record(1);
+  d.result.status = MeasureStatus::wrong_result;
+  d.result.seconds = std::numeric_limits<double>::infinity();
+  const std::string text = kTop + format_record(a) + "\n# a comment\n\n" + format_record(b) +
+                           "\r\n" + format_record(c) + "\n" + format_record(d);
+  const auto got = parse_measurement_cache(text, "cache.csv");
+  REQUIRE(got.size() == 4);
+  CHECK(got[0] == a);
+  b.result.detail = "error: \"out of LDS\", needs 131072 > 65536 second line";
+  CHECK(got[1] == b);
+  CHECK(got[2] == c);
+  CHECK(got[3] == d);
+  CHECK(!got[3].result.ok());
+  CHECK(std::isinf(got[3].result.seconds));
+}
+
+TEST_CASE("measurement_cache: append_record creates the file with headers and appends") {
+  TempDir dir;
+  const std::string path = dir.path + "/m.csv";
+  append_record(path, ok_record(1e-5));
+  append_record(path, amd_failure());
+  append_record(path, ok_record(2e-5));
+  const std::string text = read_all(path);
+  CHECK(text.rfind(kTop, 0) == 0);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);
+  const auto got = load_measurement_cache(path);
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].result.seconds == 1e-5);
+  CHECK(got[1].gpu == "mi300x");
+  CHECK(got[2].result.seconds == 2e-5);
+
+  // An empty existing file gets the headers too.
+  const std::string empty = dir.path + "/empty.csv";
+  std::ofstream(empty).close();
+  append_record(empty, ok_record(3e-5));
+  CHECK(load_measurement_cache(empty).size() == 1);
+
+  // A torn last line stays on its own line (and is reported when read).
+  std::ofstream(path, std::ios::app) << "h100,128,40";
+  append_record(path, ok_record(4e-5));
+  const std::string torn = read_all(path);
+  CHECK(torn.find("h100,128,40\nh100,128,4096") != std::string::npos);
+  try {
+    load_measurement_cache(path);
+    FAIL("a torn line must not parse");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).rfind(path + ":6: expected 17 comma-separated fields", 0) == 0);
+  }
+}
+
+TEST_CASE("measurement_cache: append_record refuses other files") {
+  TempDir dir;
+  const std::string path = dir.path + "/other.txt";
+  std::ofstream(path) << "{\"name\": \"mm\"}\n";
+  CHECK_THROWS_AS(append_record(path, ok_record(1e-5)), InputError);
+  CHECK(read_all(path) == "{\"name\": \"mm\"}\n");
+  CHECK_THROWS_AS(append_record(dir.path + "/no/such/dir/m.csv", ok_record(1e-5)), InputError);
+  CHECK_THROWS_AS(load_measurement_cache(dir.path + "/missing.csv"), InputError);
+}
+
+TEST_CASE("measurement_cache: malformed files name the file and line") {
+  const std::string row = "h100,128,4096,4096,bf16,128,128,64,4,3,8,,,,";
+  CHECK(error_of("") ==
+        "cache.csv:1: empty file (expected the line '# tilevolve-measurements v1')");
+  CHECK(error_of("# tilevolve-measurements v2\n") ==
+        "cache.csv:1: unsupported version '# tilevolve-measurements v2' (this tilevolve reads "
+        "'# tilevolve-measurements v1')");
+  CHECK(error_of(std::string(kMeasurementCacheHeader) + "\n") ==
+        "cache.csv:1: expected the line '# tilevolve-measurements v1' first");
+  CHECK(error_of("# tilevolve-measurements v1\n").rfind("cache.csv:1: missing the header", 0) == 0);
+  CHECK(error_of("# tilevolve-measurements v1\ngpu,M,N,K\n")
+            .rfind("cache.csv:2: expected the header 'gpu,M,N,K,dtype,", 0) == 0);
+  CHECK(error_of(kTop + row + "ok,1e-5\n") ==
+        "cache.csv:3: expected 17 comma-separated fields, got 16");
+  CHECK(error_of(kTop + "h100,12x,4096,4096,bf16,128,128,64,4,3,8,,,,ok,1e-5,\n") ==
+        "cache.csv:3: M must be an integer in [1, 2147483648], got '12x'");
+  CHECK(error_of(kTop + "h100,128,4096,4096,bf16,128,128,64,0,3,8,,,,ok,1e-5,\n") ==
+        "cache.csv:3: warps must be an integer in [1, 1048576], got '0'");
+  CHECK(error_of(kTop + "h100,128,4096,4096,bf16,128,128,64,4,3,8,x,,,ok,1e-5,\n")
+            .rfind("cache.csv:3: waves_per_eu must be an integer", 0) == 0);
+  CHECK(error_of(kTop + "h100,128,4096,4096,int4,128,128,64,4,3,8,,,,ok,1e-5,\n")
+            .rfind("cache.csv:3: unknown dtype 'int4'", 0) == 0);
+  CHECK(error_of(kTop + row + "fast,1e-5,\n").rfind("cache.csv:3: unknown status 'fast'", 0) == 0);
+  CHECK(error_of(kTop + row + "ok,,\n") ==
+        "cache.csv:3: status ok needs a time in the seconds column");
+  CHECK(error_of(kTop + row + "timeout,1e-5,\n") ==
+        "cache.csv:3: status timeout must have an empty seconds column, got '1e-5'");
+  CHECK(error_of(kTop + "\n" + row + "ok,-1e-5,\n") ==
+        "cache.csv:4: seconds must be positive and finite, got '-1e-5'");
+  CHECK(error_of(kTop + row + "ok,0,\n") ==
+        "cache.csv:3: seconds must be positive and finite, got '0'");
+  CHECK(error_of(kTop + row + "ok,inf,\n") ==
+        "cache.csv:3: seconds must be positive and finite, got 'inf'");
+  CHECK(error_of(kTop + row + "ok,nan,\n") ==
+        "cache.csv:3: seconds must be positive and finite, got 'nan'");
+  CHECK(error_of(kTop + row + "ok,1e-5s,\n") ==
+        "cache.csv:3: seconds must be a number, got '1e-5s'");
+  CHECK(error_of(kTop + row + "ok,1e-5,\"open\n") == "cache.csv:3: a quoted field is not closed");
+  CHECK(error_of(kTop + row + "ok,1e-5,\"a\"b\n") ==
+        "cache.csv:3: a closing quote must be followed by a comma");
+  CHECK(error_of(kTop + ",128,4096,4096,bf16,128,128,64,4,3,8,,,,ok,1e-5,\n") ==
+        "cache.csv:3: gpu must not be empty");
+}
+
+TEST_CASE("measurement_cache: first-line detection") {
+  CHECK(is_measurement_cache("# tilevolve-measurements v1"));
+  CHECK(is_measurement_cache("# tilevolve-measurements v7\r"));
+  CHECK(!is_measurement_cache("{\"name\": \"mm\"}"));
+  CHECK(!is_measurement_cache("gpu,M,N,K"));
+}
+
+TEST_CASE("measurement_cache: mutated files parse or throw InputError, never crash") {
+  const std::string base =
+      kTop + format_record(ok_record(1.5e-5)) + "\n" + format_record(amd_failure()) + "\n";
+  const std::string alphabet = ",\n\"#-.0123456789eokinfav ";
+  Rng rng(11);
+  int parsed = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string t = base;
+    const int edits = int(rng.uniform_int(1, 4));
+    for (int e = 0; e < edits && !t.empty(); ++e) {
+      const std::size_t at = rng.index(t.size());
+      switch (rng.uniform_int(0, 2)) {
+      case 0:
+        t.erase(at, 1);
+        break;
+      case 1:
+        t.insert(at, 1, alphabet[rng.index(alphabet.size())]);
+        break;
+      default:
+        t[at] = alphabet[rng.index(alphabet.size())];
+      }
+    }
+    try {
+      for (const auto& r : parse_measurement_cache(t, "cache.csv")) {
+        // Whatever parses obeys the format's rules and reads back the same.
+        CHECK(r.result.ok() == std::isfinite(r.result.seconds));
+        const auto again = parse_measurement_cache(kTop + format_record(r) + "\n", "again.csv");
+        REQUIRE(again.size() == 1);
+        CHECK(again[0] == r);
+      }
+      ++parsed;
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).rfind("cache.csv:", 0) == 0);
+    }
+  }
+  CHECK(parsed > 0);
+  CHECK(parsed < 2000);
+}

@@ -1,0 +1,433 @@
+#include "eval/autoheuristic_data.hpp"
+#include "eval/backend_factory.hpp"
+#include "eval/measurement_cache.hpp"
+#include "eval/replay_backend.hpp"
+#include "ir/error.hpp"
+#include "ir/text.hpp"
+#include "models/data_dir.hpp"
+#include "models/gpu.hpp"
+#include "models/launch.hpp"
+#include "models/shape_file.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+using namespace tv;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A GPU profile by name, loaded once.
+const Gpu& gpu(const std::string& name) {
+  static std::map<std::string, Gpu> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, find_gpu(name)).first;
+  return it->second;
+}
+
+Config cfg(int bm, int bn, int bk, int warps, int stages, int group) {
+  Config c;
+  c.BM = bm;
+  c.BN = bn;
+  c.BK = bk;
+  c.warps = warps;
+  c.stages = stages;
+  c.group = group;
+  return c;
+}
+
+/// A fresh directory under the system temp dir, removed when the object goes away.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tv_replay_test_XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  /// Writes `text` to a file in the directory and returns its path.
+  std::string file(const std::string& name, const std::string& text) const {
+    const std::string p = path + "/" + name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+};
+
+Shape shape(std::int64_t M, std::int64_t N, std::int64_t K, DType d = DType::bf16) {
+  Shape s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.dtype = d;
+  return s;
+}
+
+MeasurementRecord record(const std::string& gpu, const Shape& s, const Config& c, MeasureStatus st,
+                         double seconds = 0) {
+  MeasurementRecord r;
+  r.gpu = gpu;
+  r.shape = s;
+  r.config = c;
+  r.result.status = st;
+  if (st == MeasureStatus::ok) r.result.seconds = seconds;
+  return r;
+}
+
+Measurement time_one(ReplayBackend& b, const Shape& s, const Config& c) {
+  return b.time({TimingRequest{s, c}}).at(0);
+}
+
+/// Every (shape, config) of the table must read the same from time().
+void check_table_agrees(ReplayBackend& b, const std::vector<Shape>& shapes) {
+  const TimeTable t = b.table(shapes);
+  REQUIRE(t.configs() == b.configs());
+  std::vector<TimingRequest> batch;
+  for (const auto& s : shapes)
+    for (const auto& c : t.configs())
+      batch.push_back({s, c});
+  const auto ms = b.time(batch);
+  std::size_t i = 0;
+  for (std::size_t r = 0; r < shapes.size(); ++r)
+    for (std::size_t c = 0; c < t.configs().size(); ++c, ++i) {
+      if (ms[i].ok())
+        CHECK(t.time(r, c) == ms[i].seconds);
+      else
+        CHECK(std::isinf(t.time(r, c)));
+    }
+}
+
+const std::string kJson = R"({"shared_memory": 232448, "device_capa": [9, 0], "name": "mm"})";
+const std::string kHeader =
+    "m,k,n,mat1_dtype,mat2_dtype,mat1_stride_0,mat1_stride_1,mat2_stride_0,mat2_stride_1,"
+    "mat1_iscontig,mat2_iscontig,using_tf32,choice,feedback";
+
+/// One AutoHeuristic row of an NN bf16 GEMM (m, k, n in the file's order).
+std::string ah_row(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& choice,
+                   const std::string& ms, const std::string& dtype = "torch.bfloat16") {
+  return fmt::format("{},{},{},{},{},{},1,{},1,True,True,not_float_32,{},{}\n", m, k, n, dtype,
+                     dtype, k, n, choice, ms);
+}
+
+std::string triton(int bm, int bn, int bk, int warps, int stages) {
+  return fmt::format("type=triton_BLOCK-M={}_BLOCK-K={}_BLOCK-N={}_numstages={}_numwarps={}", bm,
+                     bk, bn, stages, warps);
+}
+
+/// A small AutoHeuristic file: two full-size keys and one small-M key recorded under the
+/// shrunk configs, plus a failed config, vendor rows, and rows other filters must drop.
+std::string small_dataset() {
+  std::string t = kJson + "\n" + kHeader + "\n";
+  for (const std::string ms : {"0.30", "0.10", "0.20"}) // median 0.20 ms
+    t += ah_row(4096, 4096, 4096, triton(128, 128, 64, 4, 3), ms);
+  t += ah_row(4096, 4096, 4096, triton(64, 64, 32, 4, 2), "0.5");
+  t += ah_row(4096, 4096, 4096, triton(128, 64, 128, 8, 5), "inf");
+  t += ah_row(4096, 4096, 4096, "extern_mm", "0.15");
+  t += ah_row(4096, 4096, 4096, "extern_mm", "0.25");
+  t += ah_row(2048, 1024, 512, triton(128, 128, 64, 4, 3), "0.05");
+  t += ah_row(2048, 1024, 512, triton(64, 64, 32, 4, 2), "0.07");
+  t += ah_row(2048, 1024, 512, triton(128, 64, 128, 8, 5), "0.09");
+  // M = 8: Inductor shrinks BM to 16 and warps to 16*128/256 = 8, 16*64/256 = 4.
+  t += ah_row(8, 4096, 4096, triton(16, 128, 64, 4, 3), "0.02");
+  t += ah_row(8, 4096, 4096, triton(16, 64, 32, 4, 2), "0.03");
+  // Other layouts and dtypes the default filter drops.
+  t += "4096,4096,4096,torch.bfloat16,torch.bfloat16,4096,1,1,4096,True,False,not_float_32," +
+       triton(256, 256, 64, 8, 3) + ",0.01\n";
+  t += ah_row(4096, 4096, 4096, triton(32, 32, 32, 2, 2), "0.01", "torch.float32");
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus") {
+  TempDir dir;
+  const std::string path = dir.path + "/cache.csv";
+  const Shape a = shape(128, 4096, 4096), b = shape(1, 4096, 4096);
+  const Config c1 = cfg(128, 128, 64, 4, 3, 8), c2 = cfg(64, 64, 32, 4, 2, 1),
+               c3 = cfg(16, 64, 128, 4, 4, 1);
+  for (double s : {3e-5, 1e-5, 2e-5})
+    append_record(path, record("h100", a, c1, MeasureStatus::ok, s));
+  append_record(path, record("h100", b, c1, MeasureStatus::ok, 4e-5));
+  append_record(path, record("h100", b, c1, MeasureStatus::ok, 6e-5));
+  append_record(path, record("h100", a, c2, MeasureStatus::compile_error));
+  append_record(path, record("h100", b, c2, MeasureStatus::ok, 1e-5));
+  append_record(path, record("h100", b, c2, MeasureStatus::wrong_result));
+  append_record(path, record("h100", b, c3, MeasureStatus::timeout));
+  append_record(path, record("h100", b, c3, MeasureStatus::unlaunchable));
+  append_record(path, record("mi300x", a, c3, MeasureStatus::ok, 1e-6));
+
+  ReplayBackend rb(path, ReplayFilter{}, gpu("h100"));
+  CHECK(!rb.autoheuristic());
+  CHECK(rb.name() == "replay:" + path + " (h100)");
+  CHECK(rb.recorded_pairs() == 5);
+  const auto m = rb.time({{a, c1},
+                          {b, c1},
+                          {a, c2},
+                          {b, c2},
+                          {b, c3},
+                          {a, c3},
+                          {shape(2, 4096, 4096), c1},
+                          {a, cfg(128, 128, 64, 4, 3, 1)}});
+  REQUIRE(m.size() == 8);
+  CHECK(m[0].ok());
+  CHECK(m[0].seconds == 2e-5);                  // median of three
+  CHECK(m[1].seconds == doctest::Approx(5e-5)); // median of two = their mean
+  CHECK(m[2].status == MeasureStatus::compile_error);
+  CHECK(m[3].status == MeasureStatus::wrong_result); // a wrong result beats an ok time
+  CHECK(m[4].status == MeasureStatus::unlaunchable); // the last failure recorded
+  CHECK(m[5].status == MeasureStatus::unmeasured);   // only the mi300x has it
+  CHECK(m[6].status == MeasureStatus::unmeasured);
+  CHECK(m[7].status == MeasureStatus::unmeasured); // our format keeps the group
+  for (std::size_t i = 2; i < m.size(); ++i) {
+    CHECK(!m[i].ok());
+    CHECK(std::isinf(m[i].seconds));
+  }
+  CHECK(m[6].detail.find("has no measurement for 2x4096x4096 bf16 in cache") != std::string::npos);
+
+  CHECK(rb.configs() == std::vector<Config>{c3, c2, c1}); // sorted
+  CHECK(!rb.cannot_time(c1, DType::bf16));
+  CHECK(rb.cannot_time(c2, DType::bf16)); // a compile error and a wrong result: no time
+  const auto only_failed = rb.cannot_time(c3, DType::bf16);
+  REQUIRE(only_failed);
+  CHECK(*only_failed == "16x64x128 w4 s4 g1 has only failed measurements for bf16 in cache");
+  const auto outside = rb.cannot_time(cfg(256, 128, 64, 8, 3, 8), DType::bf16);
+  REQUIRE(outside);
+  CHECK(outside->rfind("256x128x64 w8 s3 g8 has no recorded measurements in cache (configs: "
+                       "16x64x128 w4 s4 g1, 64x64x32 w4 s2 g1, 128x128x64 w4 s3 g8)",
+                       0) == 0);
+  const auto no_dtype = rb.cannot_time(c1, DType::f16);
+  REQUIRE(no_dtype);
+  CHECK(*no_dtype == "cache has no successful f16 measurements (it has: bf16)");
+
+  Shape na = a, nb = b;
+  na.name = "a";
+  nb.name = "b";
+  check_table_agrees(rb, {na, nb});
+  const TimeTable t = rb.table({na, nb});
+  CHECK(t.oracle_time(0) == 2e-5);
+  CHECK(t.config_index(cfg(128, 128, 64, 4, 3, 1)) < 0);
+
+  CHECK(rb.shapes().size() == 2);
+  CHECK(rb.shapes()[0].name == "h100:bf16:M1:N4096:K4096");
+  CHECK(!rb.vendor_time(a));
+
+  // The same file for another GPU keeps only that GPU's rows; a GPU with none is an error.
+  ReplayBackend amd(path, ReplayFilter{}, gpu("mi300x"));
+  CHECK(amd.recorded_pairs() == 1);
+  CHECK_THROWS_WITH_AS(ReplayBackend(path, ReplayFilter{}, gpu("mi355x")),
+                       doctest::Contains("no measurements for gpu 'mi355x' (the file has gpus: "
+                                         "h100, mi300x)"),
+                       InputError);
+  ReplayFilter f16_only;
+  f16_only.dtypes = {DType::f16};
+  CHECK_THROWS_AS(ReplayBackend(path, f16_only, gpu("h100")), InputError);
+}
+
+TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches it") {
+  TempDir dir;
+  const std::string path = dir.file("small_mm.txt", small_dataset());
+  ReplayBackend rb(path, ReplayFilter{}, gpu("h100"));
+  CHECK(rb.autoheuristic());
+  // The space: the configs recorded where nothing shrinks (not the M=8 rows).
+  const std::vector<Config> space = {cfg(64, 64, 32, 4, 2, 8), cfg(128, 64, 128, 8, 5, 8),
+                                     cfg(128, 128, 64, 4, 3, 8)};
+  CHECK(rb.configs() == space);
+
+  const Shape big = shape(4096, 4096, 4096), mid = shape(2048, 1024, 512),
+              small = shape(8, 4096, 4096);
+  const Config c = cfg(128, 128, 64, 4, 3, 8);
+  const auto m = time_one(rb, big, c);
+  REQUIRE(m.ok());
+  CHECK(m.seconds == doctest::Approx(0.20e-3)); // median of the three repeats
+  CHECK(time_one(rb, mid, c).seconds == doctest::Approx(0.05e-3));
+  // The M=8 row was recorded under 16x128x64 w4 s3: the un-shrunk request finds it.
+  CHECK(rb.launched_config(c, small) == cfg(16, 128, 64, 4, 3, 8));
+  CHECK(time_one(rb, small, c).seconds == doctest::Approx(0.02e-3));
+  CHECK(time_one(rb, small, cfg(16, 128, 64, 4, 3, 8)).seconds == doctest::Approx(0.02e-3));
+  CHECK(time_one(rb, small, cfg(64, 64, 32, 4, 2, 8)).seconds == doctest::Approx(0.03e-3));
+  // A config differing only in group (or AMD knobs) hits the same row.
+  Config g1 = c;
+  g1.group = 1;
+  CHECK(time_one(rb, big, g1).seconds == m.seconds);
+  CHECK(time_one(rb, small, cfg(128, 128, 64, 4, 3, 16)).seconds == doctest::Approx(0.02e-3));
+  Config knobs = c;
+  knobs.kpack = 2;
+  CHECK(time_one(rb, big, knobs).seconds == m.seconds);
+
+  // Failed (inf) rows are unlaunchable, never a time; missing pairs are unmeasured.
+  const auto failed = time_one(rb, big, cfg(128, 64, 128, 8, 5, 8));
+  CHECK(failed.status == MeasureStatus::unlaunchable);
+  CHECK(std::isinf(failed.seconds));
+  CHECK(failed.detail == "recorded as failed (inf) in small_mm, line 7");
+  const auto missing = time_one(rb, small, cfg(128, 64, 128, 8, 5, 8));
+  CHECK(missing.status == MeasureStatus::unmeasured);
+  CHECK(std::isinf(missing.seconds));
+  CHECK(missing.detail == "128x64x128 w8 s5 g8 has no measurement for 8x4096x4096 bf16 in "
+                          "small_mm (Inductor launches it as 16x64x128 w4 s5 g8 on this shape)");
+  CHECK(time_one(rb, shape(4096, 4096, 4096, DType::f32), c).status == MeasureStatus::unmeasured);
+  CHECK(time_one(rb, shape(4096, 4096, 4096), cfg(256, 256, 64, 8, 3, 8)).status ==
+        MeasureStatus::unmeasured); // only in the NT layout
+
+  // The static check: group must be 8, the config must be in the space and have a time.
+  CHECK(!rb.cannot_time(c, DType::bf16));
+  const auto group = rb.cannot_time(g1, DType::bf16);
+  REQUIRE(group);
+  CHECK(group->rfind("group=1: small_mm was measured by Inductor", 0) == 0);
+  const auto outside = rb.cannot_time(cfg(16, 128, 64, 4, 3, 8), DType::bf16);
+  REQUIRE(outside);
+  CHECK(*outside == "16x128x64 w4 s3 g8 has no recorded measurements in small_mm (configs: "
+                    "64x64x32 w4 s2 g8, 128x64x128 w8 s5 g8, 128x128x64 w4 s3 g8)");
+  CHECK(!rb.cannot_time(cfg(128, 64, 128, 8, 5, 8), DType::bf16)); // ok on the mid shape
+  CHECK(rb.cannot_time(c, DType::f16));
+
+  // table() agrees with time(), including shrunk, failed and unmeasured pairs.
+  std::vector<Shape> shapes = rb.shapes();
+  REQUIRE(shapes.size() == 3);
+  CHECK(shapes[0].name == "h100:bf16:M8:N4096:K4096");
+  CHECK(shapes[1].name == "h100:bf16:M2048:N1024:K512");
+  CHECK(shapes[2].name == "h100:bf16:M4096:N4096:K4096");
+  Shape other = shape(3, 5, 7);
+  other.name = "not-in-file";
+  shapes.push_back(other);
+  check_table_agrees(rb, shapes);
+  const TimeTable t = rb.table(shapes);
+  CHECK(t.ignores_amd_knobs());
+  CHECK(t.config_index(knobs) == t.config_index(c));
+  CHECK(t.oracle_config(3) == -1);
+
+  // The vendor library: median of the extern_mm rows.
+  REQUIRE(rb.vendor_time(big));
+  CHECK(*rb.vendor_time(big) == doctest::Approx(0.20e-3));
+  CHECK(!rb.vendor_time(mid));
+
+  // Other filters.
+  ReplayFilter nt;
+  nt.layout = "NT";
+  ReplayBackend rb_nt(path, nt, gpu("h100"));
+  CHECK(rb_nt.configs() == std::vector<Config>{cfg(256, 256, 64, 8, 3, 8)});
+  ReplayFilter f32;
+  f32.dtypes = {DType::f32};
+  CHECK(ReplayBackend(path, f32, gpu("h100")).configs() ==
+        std::vector<Config>{cfg(32, 32, 32, 2, 2, 8)});
+  ReplayFilter bad_layout;
+  bad_layout.layout = "nn";
+  CHECK_THROWS_WITH_AS(ReplayBackend(path, bad_layout, gpu("h100")),
+                       "replay layout must be NN, NT, TN or TT, got 'nn'", InputError);
+  CHECK_THROWS_WITH_AS(ReplayBackend(path, ReplayFilter{}, gpu("mi300x")),
+                       doctest::Contains("measured on a device with 232448 bytes of shared "
+                                         "memory per block (compute capability 9.0)"),
+                       InputError);
+}
+
+TEST_CASE("replay_backend: f32 rows are kept by their TF32 setting") {
+  TempDir dir;
+  std::string t = kJson + "\n" + kHeader + "\n";
+  t += "256,256,256,torch.float32,torch.float32,256,1,256,1,True,True,True," +
+       triton(64, 64, 32, 4, 2) + ",0.01\n";
+  t += "256,256,256,torch.float32,torch.float32,256,1,256,1,True,True,False," +
+       triton(64, 64, 32, 4, 2) + ",0.04\n";
+  const std::string path = dir.file("f32.txt", t);
+  ReplayFilter f;
+  f.dtypes = {DType::f32};
+  ReplayBackend off(path, f, gpu("h100"));
+  CHECK(time_one(off, shape(256, 256, 256, DType::f32), cfg(64, 64, 32, 4, 2, 8)).seconds ==
+        doctest::Approx(0.04e-3));
+  f.tf32 = true;
+  ReplayBackend on(path, f, gpu("h100"));
+  CHECK(time_one(on, shape(256, 256, 256, DType::f32), cfg(64, 64, 32, 4, 2, 8)).seconds ==
+        doctest::Approx(0.01e-3));
+}
+
+TEST_CASE("replay_backend: bad files and specs") {
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(
+      ReplayBackend(dir.file("x.csv", "name,M,N,K\n"), ReplayFilter{}, gpu("h100")),
+      doctest::Contains("x.csv:1: unknown replay file format"), InputError);
+  CHECK_THROWS_WITH_AS(ReplayBackend(dir.path + "/missing.txt", ReplayFilter{}, gpu("h100")),
+                       doctest::Contains("missing.txt: cannot read"), InputError);
+  CHECK_THROWS_WITH_AS(ReplayBackend(dir.path, ReplayFilter{}, gpu("h100")),
+                       doctest::Contains("is a directory"), InputError);
+  const std::string bad_cache =
+      dir.file("bad.csv", std::string(kMeasurementCacheVersionLine) + "\n" +
+                              std::string(kMeasurementCacheHeader) + "\n" +
+                              "h100,1,2,3,bf16,16,16,16,2,2,8,,,,ok,,\n");
+  CHECK_THROWS_WITH_AS(ReplayBackend(bad_cache, ReplayFilter{}, gpu("h100")),
+                       doctest::Contains("bad.csv:3: status ok needs a time"), InputError);
+  const std::string bad_ah =
+      dir.file("bad_mm.txt", kJson + "\n" + kHeader + "\n" + ah_row(4, 4, 4, "extern_mm", "-2"));
+  CHECK_THROWS_WITH_AS(ReplayBackend(bad_ah, ReplayFilter{}, gpu("h100")),
+                       doctest::Contains("bad_mm.txt:3: feedback must be"), InputError);
+  CHECK_THROWS_AS(make_backend("replay:", gpu("h100")), InputError);
+  CHECK_THROWS_AS(make_backend("replay:" + dir.path + "/missing.txt", gpu("h100")), InputError);
+  CHECK_THROWS_AS(make_backend("replay", gpu("h100")), InputError);
+}
+
+TEST_CASE("replay_backend: the committed H100 data, its shapes and the expert") {
+  const std::string path = data_path("replay/h100_mm.txt");
+  const Gpu& h100 = gpu("h100");
+  auto backend = make_backend("replay:" + path, h100);
+  REQUIRE(backend);
+  CHECK(backend->name().rfind("replay:", 0) == 0);
+  ReplayBackend rb(path, ReplayFilter{}, h100);
+  const auto shapes = rb.shapes();
+  CHECK(shapes.size() == 53); // every bf16 and f16 NN key of h100_mm
+  CHECK(rb.recorded_pairs() > 1000);
+  REQUIRE(rb.configs().size() == 29);
+
+  // The shape file is exactly the backend's shape list.
+  const auto listed = load_shape_file(data_path("replay/h100_shapes.csv"));
+  CHECK(listed == shapes);
+
+  // Every config of the space launches on the h100 profile and can time both dtypes.
+  for (const Config& c : rb.configs()) {
+    CHECK(c.group == kInductorGroupM);
+    for (DType d : {DType::bf16, DType::f16}) {
+      CHECK_MESSAGE(!launch_problem(c, h100, d), c.brief());
+      CHECK_MESSAGE(!rb.cannot_time(c, d), c.brief());
+    }
+  }
+
+  // Each key's rows are exactly the space shrunk to the key, three repeats each.
+  const AutoHeuristicData data = load_autoheuristic_file(path);
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>, std::multiset<Config>>
+      recorded;
+  for (const auto& r : data.rows)
+    if (r.config) recorded[{r.M, r.N, r.K, r.dtype}].insert(*r.config);
+  CHECK(recorded.size() == shapes.size());
+  for (const auto& [k, configs] : recorded) {
+    std::set<Config> expected;
+    for (const Config& c : rb.configs())
+      expected.insert(inductor_shrink(c, std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+    CHECK(std::set<Config>(configs.begin(), configs.end()) == expected);
+    for (const Config& c : expected)
+      CHECK(configs.count(c) == 3);
+  }
+
+  // table() agrees with time(); every shape has a vendor time and some Triton time.
+  check_table_agrees(rb, shapes);
+  const TimeTable t = rb.table(shapes);
+  for (std::size_t r = 0; r < shapes.size(); ++r) {
+    CHECK(std::isfinite(t.oracle_time(r)));
+    CHECK(rb.vendor_time(shapes[r]));
+  }
+
+  // The expert uses only configs of the space, launches on h100, and has a time everywhere.
+  const Program expert = load_program_file(data_path("experts/h100_inductor.py"));
+  for (const Shape& s : shapes) {
+    const Config& c = expert.choose(s);
+    CHECK(!launch_problem(c, h100, s.dtype));
+    CHECK(!rb.cannot_time(c, s.dtype));
+    CHECK(t.config_index(c) >= 0);
+    CHECK(time_one(rb, s, c).ok());
+  }
+}
