@@ -106,6 +106,9 @@ void add_evolve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-cascade{false}", o->evo.cascade.enabled,
                 "skip the probe stage: time every launchable child on all training shapes");
+  cmd->add_flag("--keep-unexercised{false}", o->evo.drop_unexercised,
+                "keep rules of a child that decide no training shape (by default they are "
+                "dropped: their configs were never timed)");
   cmd->add_flag("--one-field", o->one_field,
                 "mock LLM makes only one-field edits (the 'small LLM' ablation)");
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,

@@ -97,6 +97,7 @@ nlohmann::json EvolutionOptions::to_json() const {
           {"max_seconds", max_seconds},
           {"batch", batch},
           {"checkpoint_every", checkpoint_every},
+          {"drop_unexercised", drop_unexercised},
           {"database",
            {{"islands", database.islands},
             {"island_capacity", database.island_capacity},
@@ -122,6 +123,7 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.max_seconds = get_field<double>(j, "max_seconds", w);
   o.batch = get_field<int>(j, "batch", w);
   o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
+  o.drop_unexercised = get_field<bool>(j, "drop_unexercised", w);
   const auto db = get_field<nlohmann::json>(j, "database", w);
   const char* wd = "options.database";
   o.database.islands = get_field<int>(db, "islands", wd);
@@ -144,7 +146,9 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
 
 struct Evolution::State {
   State(const Problem& p, const EvolutionOptions& o)
-      : rng(o.seed), db(o.database), eval(p, o.cascade) {}
+      : rng(o.seed), db(o.database), eval(p, o.cascade) {
+    for (auto r : p.train_rows) train_shapes.push_back(p.shape(r));
+  }
   Rng rng;
   ProgramDatabase db;
   CascadeEvaluator eval;
@@ -155,6 +159,7 @@ struct Evolution::State {
   std::set<std::uint64_t> seen;   ///< structural hashes of programs already evaluated
   std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
   std::vector<double> best_times; ///< best time seen per training shape
+  std::vector<Shape> train_shapes;
   std::uint64_t next_id = 1;
   long long done = 0;             ///< programs proposed (the seed is not counted)
   long long since_best = 0;
@@ -308,7 +313,9 @@ void Evolution::step_batch(long long count) {
       } else if (ParseResult pr = parse_program(applied.text); !pr.ok()) {
         stage = Stage::parse_failed;
         reason = pr.error->str();
-      } else if (const Program& child = *pr.program;
+      } else if (const Program child = options_.drop_unexercised
+                                           ? drop_unexercised_rules(*pr.program, s.train_shapes)
+                                           : *pr.program;
                  child == parent.program || s.seen.count(hash_value(child))) {
         stage = Stage::noop;
         reason = child == parent.program ? "same program as its parent"

@@ -240,3 +240,19 @@ Program simplify(const Program& p) {
 }
 
 } // namespace tv
+
+namespace tv {
+
+Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shapes,
+                               int min_shapes) {
+  std::vector<int> used(p.rules.size(), 0);
+  for (const Shape& s : shapes)
+    if (const int r = p.deciding_rule(s); r >= 0) ++used[std::size_t(r)];
+  Program out;
+  out.default_config = p.default_config;
+  for (std::size_t i = 0; i < p.rules.size(); ++i)
+    if (used[i] >= min_shapes) out.rules.push_back(p.rules[i]);
+  return out;
+}
+
+} // namespace tv

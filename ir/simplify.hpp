@@ -21,3 +21,13 @@ bool equivalent(const Program& a, const Program& b);
 Program simplify(const Program& p);
 
 } // namespace tv
+
+namespace tv {
+
+/// Removes the rules that decide fewer than `min_shapes` of `shapes` (first match wins), in
+/// one pass over the original decisions. With min_shapes = 1, decisions on `shapes` are
+/// unchanged; elsewhere shapes fall through to rules that some shape exercised.
+Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shapes,
+                               int min_shapes = 1);
+
+} // namespace tv

@@ -1,6 +1,7 @@
 #include "ir/simplify.hpp"
 
 #include "ir/rng.hpp"
+#include "ir/text.hpp"
 #include "tests/support/random_program.hpp"
 
 #include <doctest/doctest.h>
@@ -536,4 +537,36 @@ TEST_CASE("simplify: fast on 20-rule programs and bounded on adversarial ones") 
   const Program s = simplify(grid);
   CHECK(s.rules.size() == grid.rules.size());
   CHECK(equivalent(s, grid));
+}
+
+TEST_CASE("simplify: drop_unexercised_rules keeps decisions on the given shapes") {
+  using namespace tv;
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M <= 16:\n"
+      "        return Config(BM=16, BN=64, BK=128, warps=4, stages=4, group=1)\n"
+      "    if M <= 64 and K <= 2048:\n"
+      "        return Config(BM=64, BN=64, BK=64, warps=4, stages=3, group=8)\n"
+      "    if M <= 64:\n"
+      "        return Config(BM=64, BN=128, BK=64, warps=4, stages=3, group=8)\n"
+      "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n",
+      "test");
+  std::vector<Shape> shapes;
+  for (std::int64_t m : {1, 32, 64, 512}) {
+    Shape s;
+    s.M = m;
+    s.N = 4096;
+    s.K = 4096;
+    shapes.push_back(s);
+  }
+  const Program q = drop_unexercised_rules(p, shapes);
+  REQUIRE(q.rules.size() == 2); // the K <= 2048 rule decides none of them
+  CHECK(q.rules[0] == p.rules[0]);
+  CHECK(q.rules[1] == p.rules[2]);
+  for (const auto& s : shapes)
+    CHECK(q.choose(s) == p.choose(s));
+  // A rule exercised by only one shape (M <= 16: M = 1) goes when two are required.
+  const Program two = drop_unexercised_rules(p, shapes, 2);
+  REQUIRE(two.rules.size() == 1);
+  CHECK(two.rules[0] == p.rules[2]);
 }
