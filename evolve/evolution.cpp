@@ -320,7 +320,8 @@ void Evolution::step_batch(long long count) {
         stage = Stage::noop;
         reason = child == parent.program ? "same program as its parent"
                                          : "same program as an earlier one";
-      } else if (s.seen.insert(hash_value(child)), s.behaviours.count(behaviour(child, *problem_)) &&
+      } else if (s.seen.insert(hash_value(child));
+                 s.behaviours.count(behaviour(child, *problem_)) &&
                  problem_->static_issues(child).empty()) {
         // A launchable child that decides every training shape like an earlier program adds
         // nothing the database can rank: it would only crowd out diversity.
