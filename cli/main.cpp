@@ -1,8 +1,10 @@
 // tilevolve: synthesizes GEMM tiling heuristics. This file only wires the subcommands; each
 // lives in its own file and calls the libraries.
+#include "cli/ablation_command.hpp"
 #include "cli/baselines_command.hpp"
 #include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/lecture_command.hpp"
 #include "cli/score_command.hpp"
 #include "ir/error.hpp"
 
@@ -17,6 +19,8 @@ int main(int argc, char** argv) {
   tv::add_evolve_command(app);
   tv::add_baselines_command(app);
   tv::add_score_command(app);
+  tv::add_lecture_command(app);
+  tv::add_ablation_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,35 @@
+// Benchmark: the whole lecture (four demos, 2 x seeds evolution runs, report and plots) end to
+// end with the defaults. Target (issue 4): under 2 s on 2 cores.
+// Usage: bench_lecture [gpu=h100] [repeats=3] [budget=1000] [seeds=5]
+#include "experiments/lecture.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <omp.h>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  tv::LectureOptions o;
+  o.gpu = argc > 1 ? argv[1] : "h100";
+  const int repeats = argc > 2 ? std::max(1, std::stoi(argv[2])) : 3;
+  if (argc > 3) o.budget = std::stoll(argv[3]);
+  if (argc > 4) o.seeds = std::stoi(argv[4]);
+  std::vector<double> s;
+  std::size_t chars = 0;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const tv::LectureResult r = tv::run_lecture(o);
+    const std::string text = r.report.text() + r.report.markdown();
+    const auto t1 = std::chrono::steady_clock::now();
+    chars = text.size();
+    s.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  std::sort(s.begin(), s.end());
+  fmt::print("bench_lecture: {} on {} (budget {}, seeds {}: {} runs) with {} threads: median "
+             "{:.2f} s, min {:.2f} s over {} repeats; {} chars of report (target < 2 s on 2 "
+             "cores)\n",
+             "lecture", o.gpu, o.budget, o.seeds, 2 * o.seeds, omp_get_max_threads(),
+             s[s.size() / 2], s[0], repeats, chars);
+}

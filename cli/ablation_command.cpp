@@ -1,0 +1,62 @@
+#include "cli/ablation_command.hpp"
+
+#include "experiments/ablation.hpp"
+#include "ir/error.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+
+namespace tv {
+
+namespace {
+
+struct AblationCommandOptions {
+  std::string which;
+  AblationOptions ablation;
+  std::string out;
+};
+
+void run_ablation_command(const AblationCommandOptions& o) {
+  const auto kind = parse_ablation(o.which);
+  if (!kind)
+    throw InputError(
+        fmt::format("unknown ablation '{}' (expected operators, cascade or database)", o.which));
+  if (!o.out.empty() && std::filesystem::exists(o.out) && !std::filesystem::is_directory(o.out))
+    throw InputError(fmt::format("--out {}: exists and is not a directory", o.out));
+  const AblationResult r = run_ablation(*kind, o.ablation);
+  fmt::print("{}", r.report.text());
+  if (!o.out.empty()) {
+    r.report.write(o.out);
+    fmt::print("\nReport written to {}/report.md with {} plots.\n", o.out, r.report.files.size());
+  }
+}
+
+} // namespace
+
+void add_ablation_command(CLI::App& app) {
+  auto o = std::make_shared<AblationCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "ablate", "Ablations over seeds: mutation operators (full mock LLM vs one-field edits), "
+                "cascade (probe stage on vs off), database (islands vs one population)");
+  cmd->add_option("which", o->which, "what to ablate: operators, cascade or database")->required();
+  cmd->add_option("--gpu", o->ablation.gpu,
+                  "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
+                  "path to a .json profile")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->ablation.budget, "programs proposed per evolution run")
+      ->capture_default_str();
+  cmd->add_option("--seeds", o->ablation.seeds, "runs per variant (seeds 0 .. N-1)")
+      ->capture_default_str();
+  cmd->add_option("--split", o->ablation.split,
+                  "train/test split: random (half/half) or model:NAME (train on NAME:*)")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->ablation.threads,
+                  "threads for the independent runs (0 = OpenMP default); results do not depend "
+                  "on it")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "write report.md and the SVG plots into this directory");
+  cmd->callback([o] { run_ablation_command(*o); });
+}
+
+} // namespace tv

@@ -1,0 +1,87 @@
+#include "experiments/figures.hpp"
+
+#include "experiments/curve.hpp"
+#include "experiments/svg_plot.hpp"
+
+#include <cmath>
+
+namespace tv {
+
+std::string score_curve_svg(const std::string& title, const std::vector<CurveGroup>& groups,
+                            const std::vector<std::pair<std::string, double>>& references,
+                            long long budget) {
+  LinePlot plot;
+  plot.title = title;
+  plot.x_label = "programs proposed";
+  plot.y_label = "best train speedup over the expert";
+  const auto grid = curve_grid(budget);
+  for (const auto& g : groups) {
+    const CurveBand b = curve_band(g.runs, grid);
+    LineSeries s;
+    s.name = g.runs.size() > 1 ? g.name + " (median; band: min-max of " +
+                                     std::to_string(g.runs.size()) + " seeds)"
+                               : g.name;
+    s.x = b.x;
+    s.y = b.median;
+    if (g.runs.size() > 1) {
+      s.lo = b.lo;
+      s.hi = b.hi;
+    }
+    plot.series.push_back(std::move(s));
+  }
+  for (const auto& [name, value] : references) {
+    LineSeries s;
+    s.name = name;
+    s.x = {0.0, double(std::max(0LL, budget))};
+    s.y = {value, value};
+    s.dashed = true;
+    plot.series.push_back(std::move(s));
+  }
+  return render_svg(plot);
+}
+
+std::string shape_speedup_svg(const std::string& title, const Scorer& scorer,
+                              const std::vector<std::pair<std::string, Program>>& programs) {
+  CategoryPlot plot;
+  plot.title = title;
+  plot.y_label = "speedup over the expert";
+  plot.dots = true;
+  plot.reference = 1.0;
+  for (auto r : scorer.rows())
+    plot.categories.push_back(scorer.table().shapes()[r].label());
+  const auto& expert = scorer.expert_times();
+  auto ratio = [&](const std::vector<double>& t) {
+    std::vector<double> v(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i)
+      v[i] = expert[i] / t[i]; // inf time -> 0
+    return v;
+  };
+  plot.series.push_back("expert");
+  plot.values.push_back(std::vector<double>(expert.size(), 1.0));
+  for (const auto& [name, p] : programs) {
+    plot.series.push_back(name);
+    plot.values.push_back(ratio(scorer.program_times(p)));
+  }
+  plot.series.push_back("per-shape oracle");
+  plot.values.push_back(ratio(scorer.oracle_times()));
+  return render_svg(plot);
+}
+
+std::string cost_svg(const std::string& title,
+                     const std::vector<std::pair<std::string, double>>& bars) {
+  CategoryPlot plot;
+  plot.title = title;
+  plot.y_label = "kernel runs (log scale)";
+  plot.log_y = true;
+  plot.value_labels = true;
+  plot.width = 720;
+  plot.series = {"kernel runs"};
+  plot.values.resize(1);
+  for (const auto& [name, v] : bars) {
+    plot.categories.push_back(name);
+    plot.values[0].push_back(v);
+  }
+  return render_svg(plot);
+}
+
+} // namespace tv

@@ -1,0 +1,308 @@
+#include "experiments/report.hpp"
+
+#include "eval/text_table.hpp"
+#include "evolve/run_dir.hpp"
+#include "ir/error.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace tv {
+
+namespace {
+
+/// Word-wraps `text` at `width` columns; continuation lines start with `indent`.
+std::string wrap(const std::string& text, std::size_t width, const std::string& first,
+                 const std::string& indent) {
+  std::string out = first, word;
+  std::size_t col = first.size();
+  bool line_empty = true;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (!line_empty && col + 1 + word.size() > width) {
+      out += "\n" + indent;
+      col = indent.size();
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    line_empty = false;
+    word.clear();
+  };
+  for (char ch : text) {
+    if (ch == ' ' || ch == '\n')
+      flush();
+    else
+      word += ch;
+  }
+  flush();
+  return out + "\n";
+}
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out.empty() ? " " : out;
+}
+
+/// True when every non-empty cell of column `c` looks like a number (right-aligned then).
+bool numeric_column(const ReportTable& t, std::size_t c) {
+  bool any = false;
+  for (const auto& r : t.rows) {
+    if (c >= r.size() || r[c].empty() || r[c] == "-") continue;
+    const unsigned char first = static_cast<unsigned char>(r[c][0]);
+    if (!std::isdigit(first) && first != '+' && first != '-') return false;
+    any = true;
+  }
+  return any;
+}
+
+std::string fence_for(const std::string& code) {
+  std::size_t longest = 0, run = 0;
+  for (char ch : code) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
+std::string indent_code(const std::string& code) {
+  std::string out = "    ";
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    out += code[i];
+    if (code[i] == '\n' && i + 1 < code.size()) out += "    ";
+  }
+  if (out.back() != '\n') out += '\n';
+  return out;
+}
+
+} // namespace
+
+std::string Observation::text() const {
+  std::string s;
+  for (const auto& seg : segments)
+    s += seg.text;
+  return s;
+}
+
+void Section::paragraph(std::string text) {
+  Block b;
+  b.kind = Block::Kind::paragraph;
+  b.text = std::move(text);
+  blocks.push_back(std::move(b));
+}
+
+std::size_t Section::table(ReportTable t) {
+  tables.push_back(std::move(t));
+  Block b;
+  b.kind = Block::Kind::table;
+  b.table = tables.size() - 1;
+  blocks.push_back(std::move(b));
+  return tables.size() - 1;
+}
+
+void Section::code(std::string text) {
+  Block b;
+  b.kind = Block::Kind::code;
+  b.text = std::move(text);
+  blocks.push_back(std::move(b));
+}
+
+void Section::figure(std::string file, std::string caption) {
+  Block b;
+  b.kind = Block::Kind::figure;
+  b.file = std::move(file);
+  b.text = std::move(caption);
+  blocks.push_back(std::move(b));
+}
+
+const std::string& Section::cell(const CellRef& r) const {
+  if (r.table >= tables.size() || r.row >= tables[r.table].rows.size() ||
+      r.col >= tables[r.table].rows[r.row].size())
+    throw std::out_of_range(fmt::format("section '{}': no cell (table {}, row {}, column {})",
+                                        title, r.table, r.row, r.col));
+  return tables[r.table].rows[r.row][r.col];
+}
+
+Observation Section::observe(std::vector<Part> parts) const {
+  Observation o;
+  for (auto& p : parts) {
+    if (p.cell)
+      o.segments.push_back({cell(*p.cell), p.cell});
+    else
+      o.segments.push_back({std::move(p.text), std::nullopt});
+  }
+  return o;
+}
+
+void Section::observations(std::vector<Observation> list) {
+  Block b;
+  b.kind = Block::Kind::observations;
+  b.observations = std::move(list);
+  blocks.push_back(std::move(b));
+}
+
+std::string Report::text() const {
+  std::string out = title + "\n" + std::string(title.size(), '=') + "\n";
+  if (!intro.empty()) out += "\n" + intro + (intro.back() == '\n' ? "" : "\n");
+  for (const auto& s : sections) {
+    out += "\n" + s.title + "\n" + std::string(s.title.size(), '-') + "\n";
+    for (const auto& b : s.blocks) {
+      switch (b.kind) {
+      case Block::Kind::paragraph:
+        out += "\n" + b.text + (b.text.empty() || b.text.back() != '\n' ? "\n" : "");
+        break;
+      case Block::Kind::table: {
+        const ReportTable& t = s.tables[b.table];
+        TextTable tt(t.header);
+        for (const auto& r : t.rows)
+          tt.add(r);
+        out += '\n';
+        out += tt.str();
+        break;
+      }
+      case Block::Kind::code:
+        out += '\n';
+        out += indent_code(b.text);
+        break;
+      case Block::Kind::observations:
+        out += "\nObservations:\n";
+        for (const auto& o : b.observations)
+          out += wrap(o.text(), 100, "- ", "  ");
+        break;
+      case Block::Kind::figure:
+        break; // plots live in the Markdown report only
+      }
+    }
+  }
+  return out;
+}
+
+std::string Report::markdown() const {
+  std::string out = "# " + title + "\n";
+  if (!intro.empty()) out += "\n" + intro + (intro.back() == '\n' ? "" : "\n");
+  for (const auto& s : sections) {
+    out += "\n## " + s.title + "\n";
+    for (const auto& b : s.blocks) {
+      switch (b.kind) {
+      case Block::Kind::paragraph:
+        out += "\n" + b.text + (b.text.empty() || b.text.back() != '\n' ? "\n" : "");
+        break;
+      case Block::Kind::table: {
+        const ReportTable& t = s.tables[b.table];
+        out += "\n|";
+        for (const auto& h : t.header)
+          out += fmt::format(" {} |", md_cell(h));
+        out += "\n|";
+        for (std::size_t i = 0; i < t.header.size(); ++i)
+          out += numeric_column(t, i) ? " ---: |" : " --- |";
+        out += "\n";
+        for (const auto& r : t.rows) {
+          out += "|";
+          for (std::size_t i = 0; i < t.header.size(); ++i)
+            out += fmt::format(" {} |", md_cell(i < r.size() ? r[i] : ""));
+          out += "\n";
+        }
+        break;
+      }
+      case Block::Kind::code: {
+        const std::string f = fence_for(b.text);
+        out += "\n" + f + "\n" + b.text + (b.text.empty() || b.text.back() != '\n' ? "\n" : "") +
+               f + "\n";
+        break;
+      }
+      case Block::Kind::observations:
+        out += "\nObservations:\n\n";
+        for (const auto& o : b.observations)
+          out += "- " + o.text() + "\n";
+        break;
+      case Block::Kind::figure:
+        out += "\n![" + b.text + "](" + b.file + ")\n";
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void Report::write(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw InputError(fmt::format("cannot create report directory '{}': {}", dir,
+                                 ec ? ec.message() : "not a directory"));
+  atomic_write(dir + "/report.md", markdown());
+  for (const auto& [name, content] : files)
+    atomic_write(dir + "/" + name, content);
+}
+
+std::vector<std::string> check_citations(const Report& report) {
+  std::vector<std::string> bad;
+  for (const auto& s : report.sections)
+    for (const auto& b : s.blocks)
+      for (const auto& o : b.observations)
+        for (const auto& seg : o.segments) {
+          if (!seg.cell) continue;
+          try {
+            if (s.cell(*seg.cell) != seg.text)
+              bad.push_back(fmt::format("{}: '{}' differs from its cell '{}'", s.title, seg.text,
+                                        s.cell(*seg.cell)));
+          } catch (const std::out_of_range& e) {
+            bad.push_back(e.what());
+          }
+        }
+  return bad;
+}
+
+std::string format_thousands(long long v) {
+  const std::string digits = std::to_string(v < 0 ? -(unsigned long long)v : (unsigned long long)v);
+  std::string out = v < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format_percent(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  return fmt::format("{:.1f}%", 100.0 * fraction);
+}
+
+std::string format_ratio(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  return fmt::format("{:.3f}x", ratio);
+}
+
+std::string format_points(double difference) {
+  if (!std::isfinite(difference)) return "n/a";
+  std::string s = fmt::format("{:+.1f} pts", 100.0 * difference);
+  if (s.rfind("-0.0 ", 0) == 0) s[0] = '+'; // no negative zero
+  return s;
+}
+
+std::string format_signed(long long v) {
+  std::string s = format_thousands(v);
+  if (v > 0) s.insert(s.begin(), '+');
+  return s;
+}
+
+std::string format_range(const std::string& lo, const std::string& hi) {
+  return lo + "\u2013" + hi;
+}
+
+} // namespace tv
