@@ -1,9 +1,9 @@
 #include "cli/baselines_command.hpp"
 
 #include "cli/problem_options.hpp"
+#include "eval/baselines.hpp"
 #include "eval/report_format.hpp"
 #include "eval/text_table.hpp"
-#include "eval/baselines.hpp"
 #include "ir/text.hpp"
 
 #include <fmt/format.h>
@@ -20,15 +20,17 @@ struct BaselinesOptions {
 
 void run_baselines(const BaselinesOptions& o) {
   auto p = load_problem(o.spec);
-  const auto methods = compute_baselines(*p->train, *p->test, p->expert);
+  const auto methods = compute_baselines(*p->train, *p->test, p->expert, p->backend.get());
 
   // Per-shape view: oracle config and time, and how much slower the expert is.
   std::vector<std::string> split_of(p->table->shapes().size(), "");
-  for (auto r : p->train_rows) split_of[r] = "train";
-  for (auto r : p->test_rows) split_of[r] = split_of[r].empty() ? "test" : split_of[r] + "+test";
+  for (auto r : p->train_rows)
+    split_of[r] = "train";
+  for (auto r : p->test_rows)
+    split_of[r] = split_of[r].empty() ? "test" : split_of[r] + "+test";
   nlohmann::json per_shape = nlohmann::json::array();
-  TextTable shapes_table({"shape", "M", "N", "K", "split", "oracle config", "time (us)",
-                          "TFLOP/s", "expert slower"});
+  TextTable shapes_table(
+      {"shape", "M", "N", "K", "split", "oracle config", "time (us)", "TFLOP/s", "expert slower"});
   const auto expert_all = [&] {
     std::vector<double> t;
     for (std::size_t r = 0; r < p->table->shapes().size(); ++r) {
@@ -57,23 +59,27 @@ void run_baselines(const BaselinesOptions& o) {
                          {"oracle_tflops", s.flops() / to / 1e12},
                          {"expert_time_s", expert_all[r]},
                          {"expert_slowdown", slow}});
+    if (!s.layout.empty()) per_shape.back()["layout"] = s.layout;
+    if (const auto v = p->backend->vendor_time(s)) per_shape.back()["vendor_time_s"] = *v;
   }
 
   if (o.json) {
     nlohmann::json j{{"command", "baselines"}, {"problem", problem_json(*p)}};
     j["per_shape"] = per_shape;
-    for (const auto& m : methods) j["methods"][m.key] = method_json(m);
+    for (const auto& m : methods)
+      j["methods"][m.key] = method_json(m);
     fmt::print("{}\n", j.dump(2));
     return;
   }
   fmt::print("tilevolve baselines\n{}\n", problem_header(*p));
-  fmt::print("Per-shape oracle (fastest legal config by the analytic model):\n{}\n",
+  fmt::print("Per-shape oracle (fastest legal config by {}):\n{}\n", p->backend->name(),
              shapes_table.str());
   fmt::print("Expert program ({}):\n{}\n", p->expert_path, print_program(p->expert));
   fmt::print("Methods (geometric means; 'of oracle' = oracle time / method time):\n{}\n",
              methods_table(methods));
   for (const auto& m : methods)
-    if (m.key == "per_m_table") fmt::print("Per-M table, simplified:\n{}", print_program(*m.program));
+    if (m.key == "per_m_table")
+      fmt::print("Per-M table, simplified:\n{}", print_program(*m.program));
 }
 
 } // namespace

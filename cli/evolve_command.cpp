@@ -2,6 +2,7 @@
 
 #include "cli/problem_options.hpp"
 #include "eval/baselines.hpp"
+#include "eval/replay_backend.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
@@ -58,12 +59,17 @@ void run_evolve(EvolveOptions o) {
   auto problem = load_problem(o.spec);
   MockLlmOptions mo;
   mo.one_field_only = o.one_field;
+  // Recorded data can only answer the configs it recorded: the mock proposes within them (the
+  // analytic model times any launchable config, so there the mock keeps the GPU's space).
+  if (dynamic_cast<const ReplayBackend*>(problem->backend.get()))
+    mo.space = problem->table->configs();
   MockLlm mutator(problem->gpu, mo);
   Evolution evo(*problem, mutator, o.evo, o.out);
   if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) evo.on_progress(print_progress);
   const EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
   if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) std::fprintf(stderr, "\n");
-  const auto baselines = compute_baselines(*problem->train, *problem->test, problem->expert);
+  const auto baselines =
+      compute_baselines(*problem->train, *problem->test, problem->expert, problem->backend.get());
   const auto summary = summary_json(*problem, r, baselines);
   if (!o.out.empty()) {
     atomic_write(o.out + "/summary.json", summary.dump(2) + "\n");

@@ -8,7 +8,8 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec) {
                  "path to a .json profile")
       ->capture_default_str();
   cmd.add_option("--shapes", spec.shapes,
-                 "shape CSV (name,M,N,K[,dtype][,weight]); default data/shapes/lecture.csv");
+                 "shape CSV (name,M,N,K[,dtype][,weight][,layout]); default "
+                 "data/shapes/lecture.csv");
   cmd.add_option("--test-shapes", spec.test_shapes,
                  "test on this shape CSV and train on all of --shapes (overrides --split)");
   cmd.add_option("--split", spec.split,

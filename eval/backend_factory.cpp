@@ -14,7 +14,7 @@ std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& 
     const std::string file = spec.substr(7);
     if (file.empty())
       throw InputError("backend 'replay:' needs a file, e.g. replay:data/replay/h100_mm.txt");
-    // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, layout NN).
+    // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, all four layouts).
     return std::make_unique<ReplayBackend>(file, ReplayFilter{}, gpu);
   }
   throw InputError(fmt::format("unknown backend '{}' (expected analytic or replay:FILE)", spec));

@@ -18,7 +18,8 @@ int best_column(const Scorer& s, const std::vector<std::size_t>& which) {
   double best_cost = std::numeric_limits<double>::infinity();
   for (std::size_t c = 0; c < t.configs().size(); ++c) {
     double cost = 0;
-    for (std::size_t i : which) cost += s.weights()[i] * std::log(t.time(s.rows()[i], c));
+    for (std::size_t i : which)
+      cost += s.weights()[i] * std::log(t.time(s.rows()[i], c));
     if (cost < best_cost) {
       best_cost = cost;
       best = int(c);
@@ -29,7 +30,8 @@ int best_column(const Scorer& s, const std::vector<std::size_t>& which) {
 
 std::vector<std::size_t> all_indices(const Scorer& s) {
   std::vector<std::size_t> v(s.rows().size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = i;
   return v;
 }
 
@@ -62,8 +64,35 @@ Program per_m_table(const Scorer& train) {
   return simplify(p);
 }
 
+std::optional<std::vector<double>> vendor_times(const Scorer& s, const TimingBackend* backend) {
+  if (!backend) return std::nullopt;
+  std::vector<double> out;
+  out.reserve(s.rows().size());
+  for (std::size_t r : s.rows()) {
+    const auto t = backend->vendor_time(s.table().shapes()[r]);
+    if (!t) return std::nullopt;
+    out.push_back(*t);
+  }
+  return out;
+}
+
+std::optional<MethodResult> vendor_method(const Scorer& train, const Scorer& test,
+                                          const TimingBackend* backend) {
+  const auto tr = vendor_times(train, backend);
+  const auto te = vendor_times(test, backend);
+  if (!tr || !te) return std::nullopt;
+  MethodResult v;
+  v.key = "vendor";
+  v.label = "vendor library (cuBLAS, recorded)";
+  v.train = train.score_times(*tr);
+  v.test = test.score_times(*te);
+  v.kernel_runs = 0;
+  v.cost_note = "a library, not a heuristic";
+  return v;
+}
+
 std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& test,
-                                            const Program& expert) {
+                                            const Program& expert, const TimingBackend* backend) {
   const long long n_configs = (long long)train.table().configs().size();
   const long long n_train = (long long)train.rows().size();
   std::vector<MethodResult> out;
@@ -96,6 +125,8 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
   m.kernel_runs = n_configs * n_train;
   m.cost_note = fmt::format("{} configs x {} training shapes", n_configs, n_train);
   out.push_back(m);
+
+  if (auto v = vendor_method(train, test, backend)) out.push_back(std::move(*v));
 
   MethodResult o;
   o.key = "oracle";

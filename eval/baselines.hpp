@@ -1,7 +1,9 @@
 #pragma once
 /// The reference methods every heuristic is compared with: the expert, the best single
-/// config, a per-M lookup table, and the per-shape oracle.
+/// config, a per-M lookup table, the vendor library (when the backend recorded it), and the
+/// per-shape oracle.
 #include "eval/score.hpp"
+#include "eval/timing_backend.hpp"
 #include "ir/program.hpp"
 
 #include <optional>
@@ -12,12 +14,12 @@ namespace tv {
 
 /// One method's figures on train and test, and what tuning it costs.
 struct MethodResult {
-  std::string key;                ///< "expert", "best_single", "per_m_table", "oracle"
+  std::string key;                ///< "expert", "best_single", "per_m_table", "vendor", "oracle"
   std::string label;              ///< human name, e.g. "per-M table (6 rules)"
-  std::optional<Program> program; ///< none for the oracle (it is a table, not a program)
+  std::optional<Program> program; ///< none for the oracle and the vendor (not programs)
   SetScore train, test;
-  long long kernel_runs = 0;      ///< timed (shape, config) runs needed to build it
-  std::string cost_note;          ///< how kernel_runs was counted
+  long long kernel_runs = 0; ///< timed (shape, config) runs needed to build it
+  std::string cost_note;     ///< how kernel_runs was counted
 };
 
 /// The config with the best weighted geomean on `train` (first in table order on ties).
@@ -25,8 +27,18 @@ Program best_single_config(const Scorer& train);
 /// `if M <= m: return best config for shapes with that M` for each training M but the
 /// largest (which becomes the default), then simplified.
 Program per_m_table(const Scorer& train);
-/// Expert, best single config, per-M table and per-shape oracle, scored on train and test.
+/// Expert, best single config, per-M table and per-shape oracle, scored on train and test, in
+/// that order; when `backend` has a vendor_time() for every train and test shape, also the
+/// vendor library (key "vendor", just before the oracle).
 std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& test,
-                                            const Program& expert);
+                                            const Program& expert,
+                                            const TimingBackend* backend = nullptr);
+/// The vendor library's time on each row of `s` (rows() order), or nullopt when `backend` is
+/// null or lacks a vendor time for some row.
+std::optional<std::vector<double>> vendor_times(const Scorer& s, const TimingBackend* backend);
+/// The vendor library as a method ("vendor library (cuBLAS, recorded)"), or nullopt when
+/// vendor_times() is nullopt for train or test.
+std::optional<MethodResult> vendor_method(const Scorer& train, const Scorer& test,
+                                          const TimingBackend* backend);
 
 } // namespace tv

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -16,7 +17,7 @@ namespace tv {
 
 namespace {
 
-using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>;
+using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
 using PairKey = std::pair<ShapeKey, Config>;
 
 /// Everything recorded for one pair while the file is read.
@@ -27,8 +28,23 @@ struct Samples {
   std::string failure_detail;
 };
 
+/// The operand layouts a key can have; an unspecified layout means the first, NN.
+constexpr std::array<std::string_view, 4> kLayouts = {"NN", "NT", "TN", "TT"};
+
+/// The key of a shape: M, N, K, dtype and layout (empty = NN).
 ShapeKey key_of(const Shape& s) {
-  return {s.M, s.N, s.K, s.dtype};
+  return {s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string(kLayouts.front()) : s.layout};
+}
+
+/// The shape of a key (no name, weight 1); `with_layout` false leaves the layout unspecified.
+Shape shape_of(const ShapeKey& k, bool with_layout) {
+  Shape s;
+  s.M = std::get<0>(k);
+  s.N = std::get<1>(k);
+  s.K = std::get<2>(k);
+  s.dtype = std::get<3>(k);
+  if (with_layout) s.layout = std::get<4>(k);
+  return s;
 }
 
 double median(std::vector<double> v) {
@@ -136,10 +152,11 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
           fmt::join(gpus, ", ")));
   } else if (looks_like_autoheuristic(first)) {
     autoheuristic_ = true;
-    const std::vector<std::string> layouts = {"NN", "NT", "TN", "TT"};
-    if (std::find(layouts.begin(), layouts.end(), filter.layout) == layouts.end())
+    const bool all_layouts = filter.layout == "all";
+    if (!all_layouts &&
+        std::find(kLayouts.begin(), kLayouts.end(), filter.layout) == kLayouts.end())
       throw InputError(
-          fmt::format("replay layout must be NN, NT, TN or TT, got '{}'", filter.layout));
+          fmt::format("replay layout must be all, NN, NT, TN or TT, got '{}'", filter.layout));
     const std::vector<DType> dtypes =
         filter.dtypes.empty() ? std::vector<DType>{DType::bf16, DType::f16} : filter.dtypes;
     const AutoHeuristicData data = load_autoheuristic_file(path);
@@ -159,9 +176,12 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
     std::map<ShapeKey, std::vector<double>> vendor;
     int max_bm = 0, max_bn = 0, max_bk = 0;
     for (const auto& r : data.rows) {
-      if (r.layout != filter.layout || !keeps(dtypes, r.dtype)) continue;
+      // Strided operands ('S') are no layout a shape can name: never kept.
+      if (std::find(kLayouts.begin(), kLayouts.end(), r.layout) == kLayouts.end()) continue;
+      if (!all_layouts && r.layout != filter.layout) continue;
+      if (!keeps(dtypes, r.dtype)) continue;
       if (r.dtype == DType::f32 && r.tf32 != filter.tf32) continue;
-      const ShapeKey k{r.M, r.N, r.K, r.dtype};
+      const ShapeKey k{r.M, r.N, r.K, r.dtype, r.layout};
       keys.insert(k);
       if (!r.config) {
         if (r.seconds) vendor[k].push_back(*r.seconds);
@@ -178,8 +198,9 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
                    fmt::format("recorded as failed (inf) in {}, line {}", source_, r.line));
     }
     if (pairs.empty())
-      throw InputError(fmt::format("{}: no Triton rows with dtype {} and layout {}", path,
-                                   dtype_list(dtypes), filter.layout));
+      throw InputError(fmt::format(
+          "{}: no Triton rows with dtype {} and {}", path, dtype_list(dtypes),
+          all_layouts ? std::string("layout NN, NT, TN or TT") : "layout " + filter.layout));
     for (const auto& [k, v] : vendor)
       vendor_[k] = median(v);
     for (const ShapeKey& k : keys)
@@ -201,7 +222,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
   space_.assign(space.begin(), space.end());
   // A space config can time dtype d when some shape of d has an ok time for it (as launched).
   for (const ShapeKey& k : keys) {
-    const Shape s{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), "", 1.0};
+    const Shape s = shape_of(k, true);
     for (const Config& c : space_)
       if (lookup(s, c).ok()) space_ok_[s.dtype].insert(c);
   }
@@ -222,8 +243,9 @@ Measurement ReplayBackend::lookup(const Shape& s, const Config& c) const {
   if (it != results_.end()) return it->second;
   Measurement m;
   m.status = MeasureStatus::unmeasured;
-  m.detail = fmt::format("{} has no measurement for {}x{}x{} {} in {}", c.brief(), s.M, s.N, s.K,
-                         dtype_name(s.dtype), source_);
+  m.detail = fmt::format("{} has no measurement for {}x{}x{} {}{} in {}", c.brief(), s.M, s.N, s.K,
+                         dtype_name(s.dtype),
+                         autoheuristic_ ? " " + std::get<4>(key_of(s)) : std::string(), source_);
   if (autoheuristic_ && !(launched == inductor_canonical(c)))
     m.detail += fmt::format(" (Inductor launches it as {} on this shape)", launched.brief());
   return m;
@@ -282,13 +304,14 @@ std::vector<Shape> ReplayBackend::shapes() const {
     keys.insert(pk.first);
   std::vector<Shape> out;
   for (const ShapeKey& k : keys) {
-    Shape s{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), "", 1.0};
-    s.name = fmt::format("{}:{}:M{}:N{}:K{}", gpu_.name, dtype_name(s.dtype), s.M, s.N, s.K);
+    Shape s = shape_of(k, autoheuristic_);
+    s.name = fmt::format("{}:{}:{}M{}:N{}:K{}", gpu_.name, dtype_name(s.dtype),
+                         s.layout.empty() ? std::string() : s.layout + ":", s.M, s.N, s.K);
     out.push_back(std::move(s));
   }
   std::stable_sort(out.begin(), out.end(), [](const Shape& a, const Shape& b) {
-    return std::make_tuple(dtype_name(a.dtype), a.M, a.N, a.K) <
-           std::make_tuple(dtype_name(b.dtype), b.M, b.N, b.K);
+    return std::make_tuple(dtype_name(a.dtype), a.layout, a.M, a.N, a.K) <
+           std::make_tuple(dtype_name(b.dtype), b.layout, b.M, b.N, b.K);
   });
   return out;
 }

@@ -22,6 +22,10 @@
 ///   block of that dim in the file): these are the un-shrunk candidates Inductor tried, e.g.
 ///   29 configs in h100_mm. (When no key is that large, every recorded config counts.)
 ///   For our own format it is every config recorded for the GPU, exactly as recorded.
+/// - A shape is keyed by M, N, K, dtype and operand layout (Shape::layout; empty means NN).
+///   AutoHeuristic data has rows for all four layouts (NN, NT, TN, TT) of each M, N, K; each is
+///   its own key with its own times (a program cannot see the layout, so they are distinct
+///   problem instances of one M, N, K). Our format records no layout: its rows are NN.
 /// - Only the rows of the requested GPU are kept from our format; an AutoHeuristic file
 ///   whose JSON line gives a shared-memory size must match the profile's per-block limit.
 #include "eval/timing_backend.hpp"
@@ -43,8 +47,9 @@ struct ReplayFilter {
   /// (its f32 rows mix TF32 on and off), every dtype for our own format.
   std::vector<DType> dtypes;
   /// AutoHeuristic only: operand layout to keep ("NN" = both row-major, the plain
-  /// C = A[M,K] * W[K,N]; "NT" is nn.Linear's x @ W^T with W stored [N,K]; "TN", "TT").
-  std::string layout = "NN";
+  /// C = A[M,K] * W[K,N]; "NT" is nn.Linear's x @ W^T with W stored [N,K]; "TN", "TT"), or
+  /// "all" for all four (rows with other stride patterns are never kept).
+  std::string layout = "all";
   /// AutoHeuristic only: for f32 rows, keep those measured with TF32 on (true) or off.
   bool tf32 = false;
 };
@@ -53,8 +58,8 @@ struct ReplayFilter {
 class ReplayBackend : public TimingBackend {
 public:
   /// Loads `path` (format auto-detected) keeping the rows `filter` selects, for `gpu`.
-  /// Throws InputError for an unreadable or malformed file, a layout other than NN/NT/TN/TT,
-  /// a file that does not match the GPU, or a filter that keeps no rows.
+  /// Throws InputError for an unreadable or malformed file, a layout other than all, NN, NT,
+  /// TN or TT, a file that does not match the GPU, or a filter that keeps no rows.
   ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu);
 
   /// "replay:PATH (gpu)".
@@ -72,11 +77,14 @@ public:
   bool autoheuristic() const { return autoheuristic_; }
   /// The config space (sorted; group 8 and no AMD knobs for AutoHeuristic data).
   const std::vector<Config>& configs() const { return space_; }
-  /// The distinct shapes of the kept rows, named "<gpu>:<dtype>:M<m>:N<n>:K<k>"
-  /// (e.g. "h100:bf16:M128:N4096:K4096"), sorted by dtype name, then M, N, K.
+  /// The distinct shapes of the kept rows, sorted by dtype name, then layout, M, N, K. For
+  /// AutoHeuristic data they carry their layout and are named
+  /// "<gpu>:<dtype>:<layout>:M<m>:N<n>:K<k>" (e.g. "h100:bf16:NT:M128:N4096:K4096"); for our
+  /// format the layout is unspecified and the name lacks it ("h100:bf16:M128:N4096:K4096").
   std::vector<Shape> shapes() const;
-  /// Median vendor-library time ("extern_mm" rows) for the shape, if recorded and ok.
-  std::optional<double> vendor_time(const Shape& s) const;
+  /// Median vendor-library time ("extern_mm" rows) for the shape (by M, N, K, dtype and
+  /// layout), if recorded and ok.
+  std::optional<double> vendor_time(const Shape& s) const override;
   /// The config that is looked up for `c` on `s`: shrunk to the shape and group/knobs
   /// canonicalised for AutoHeuristic data, `c` itself for our format.
   Config launched_config(const Config& c, const Shape& s) const;
@@ -84,7 +92,8 @@ public:
   std::size_t recorded_pairs() const { return results_.size(); }
 
 private:
-  using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>;
+  /// M, N, K, dtype and layout ("NN" for an unspecified one).
+  using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
   Measurement lookup(const Shape& s, const Config& c) const;
 
   std::string path_, source_;

@@ -32,6 +32,9 @@ public:
   /// The full table for `shapes` over this backend's config space (+inf where a pair has no
   /// time), for baselines and oracles. Shape labels must be unique.
   virtual TimeTable table(const std::vector<Shape>& shapes) = 0;
+  /// The vendor library's time for `s` (e.g. cuBLAS, as recorded), or nullopt when this
+  /// backend has none (the default). Baselines show it beside the heuristics.
+  virtual std::optional<double> vendor_time(const Shape&) const { return std::nullopt; }
 };
 
 } // namespace tv

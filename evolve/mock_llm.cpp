@@ -18,6 +18,7 @@
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -271,6 +272,9 @@ struct Ctx {
   const Program& parent;
   const MutationRequest& request;
   std::vector<const ShapeFeedback*> hot; ///< feedback shapes with a loss, worst first
+  /// The allowed configs (MockLlmOptions::space) that launch for `dtype`, in the options'
+  /// order; empty when the mock may write any config of the GPU's space.
+  std::vector<Config> space;
 };
 
 /// Time lost against the best known time (1 = on par).
@@ -294,6 +298,108 @@ std::size_t pick_target(Ctx& x, const ShapeFeedback** focus, double guided = 0.6
 }
 
 // ---------------------------------------------------------------------------------------------
+// A closed config space (MockLlmOptions::space)
+
+enum class Field { BM, BN, BK, warps, stages, group, waves_per_eu, nonkdim, kpack };
+
+/// The tile and pipeline fields a move in a closed space changes.
+constexpr std::array<Field, 5> kSpaceFields{Field::BM, Field::BN, Field::BK, Field::warps,
+                                            Field::stages};
+
+int field_value(const Config& c, Field f) {
+  switch (f) {
+  case Field::BM:
+    return c.BM;
+  case Field::BN:
+    return c.BN;
+  case Field::BK:
+    return c.BK;
+  case Field::warps:
+    return c.warps;
+  case Field::stages:
+    return c.stages;
+  case Field::group:
+    return c.group;
+  case Field::waves_per_eu:
+    return c.waves_per_eu.value_or(-1);
+  case Field::nonkdim:
+    return c.matrix_instr_nonkdim.value_or(-1);
+  case Field::kpack:
+    return c.kpack.value_or(-1);
+  }
+  return 0;
+}
+
+/// How far apart two configs look to an engineer: octaves of each block size and of warps,
+/// half a point per pipeline stage, a quarter per octave of group, half per differing AMD knob.
+double config_distance(const Config& a, const Config& b) {
+  const auto octaves = [](int x, int y) {
+    return std::abs(std::log2(double(std::max(x, 1))) - std::log2(double(std::max(y, 1))));
+  };
+  double d = octaves(a.BM, b.BM) + octaves(a.BN, b.BN) + octaves(a.BK, b.BK) +
+             octaves(a.warps, b.warps) + 0.5 * std::abs(a.stages - b.stages) +
+             0.25 * octaves(a.group, b.group);
+  if (a.waves_per_eu != b.waves_per_eu) d += 0.5;
+  if (a.matrix_instr_nonkdim != b.matrix_instr_nonkdim) d += 0.5;
+  if (a.kpack != b.kpack) d += 0.5;
+  return d;
+}
+
+/// Up to `n` allowed configs other than `avoid` that `keep` accepts, nearest to `target`
+/// first (space order on ties).
+template <class Keep>
+std::vector<Config> nearest_configs(const Ctx& x, const Config& target, const Config* avoid,
+                                    std::size_t n, Keep keep) {
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t i = 0; i < x.space.size(); ++i)
+    if ((!avoid || !(x.space[i] == *avoid)) && keep(x.space[i]))
+      order.emplace_back(config_distance(x.space[i], target), i);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Config> out;
+  for (std::size_t i = 0; i < order.size() && i < n; ++i)
+    out.push_back(x.space[order[i].second]);
+  return out;
+}
+
+/// One of the allowed configs nearest to `target` (other than `avoid`): usually the nearest,
+/// sometimes the second or third, as an engineer choosing from a short list would; nullopt
+/// when there is none.
+std::optional<Config> near_in_space(const Ctx& x, const Config& target,
+                                    const Config* avoid = nullptr) {
+  const auto near = nearest_configs(x, target, avoid, 3, [](const Config&) { return true; });
+  if (near.empty()) return std::nullopt;
+  const double r = x.rng.uniform01();
+  const std::size_t i = r < 0.6 ? 0 : r < 0.85 ? 1 : 2;
+  return near[std::min(i, near.size() - 1)];
+}
+
+/// A neighbour of `c` in the allowed space: one field (drawn with its direction) moved up or
+/// down, at one of the two nearest allowed configs that move it that way; with
+/// one_field_only, only allowed configs equal to `c` in every other field count. A `c` outside
+/// the space with no such move snaps to a near allowed config. nullopt when nothing moves.
+std::optional<Config> tweak_in_space(Ctx& x, const Config& c) {
+  std::vector<std::pair<Field, int>> moves;
+  for (Field f : kSpaceFields)
+    for (int dir : {1, -1})
+      moves.emplace_back(f, dir);
+  x.rng.shuffle(moves);
+  for (const auto& [f, dir] : moves) {
+    const auto near = nearest_configs(x, c, nullptr, 2, [&, f = f, dir = dir](const Config& s) {
+      if ((field_value(s, f) - field_value(c, f)) * dir <= 0) return false;
+      if (!x.options.one_field_only) return true;
+      for (Field o : {Field::BM, Field::BN, Field::BK, Field::warps, Field::stages, Field::group,
+                      Field::waves_per_eu, Field::nonkdim, Field::kpack})
+        if (o != f && field_value(s, o) != field_value(c, o)) return false;
+      return true;
+    });
+    if (!near.empty()) return near[near.size() > 1 && x.rng.chance(0.3) ? 1 : 0];
+  }
+  if (std::find(x.space.begin(), x.space.end(), c) == x.space.end()) return near_in_space(x, c);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Launchability-aware config design
 
 /// Makes the tile a multiple of matrix_instr_nonkdim (largest legal divisor, else unset).
@@ -313,8 +419,11 @@ void fix_nonkdim(const Gpu& g, Config& c) {
 /// The nearest launchable config to `c`: warps raised (then lowered) until registers and
 /// threads fit, then stages (or, with keep_stages, BK) lowered until shared memory fits, and
 /// the tile shrunk as a last resort. Every field ends up in the GPU's space; nullopt when
-/// nothing launches.
-std::optional<Config> repair(const Ctx& x, Config c, bool keep_stages) {
+/// nothing launches. With a closed space: one of the nearest allowed configs other than
+/// `avoid` (near_in_space).
+std::optional<Config> repair(const Ctx& x, Config c, bool keep_stages,
+                             const Config* avoid = nullptr) {
+  if (!x.space.empty()) return near_in_space(x, c, avoid);
   const ConfigSpace& s = x.gpu.space;
   if (s.BM.empty() || s.BN.empty() || s.BK.empty() || s.warps.empty() || s.stages.empty() ||
       s.group.empty())
@@ -440,10 +549,10 @@ std::optional<Config> design(Ctx& x, const Box& region, const Config& base) {
 // ---------------------------------------------------------------------------------------------
 // Operators
 
-enum class Field { BM, BN, BK, warps, stages, group, waves_per_eu, nonkdim, kpack };
-
-/// One field of `c` moved to a neighbouring legal value; nullopt when no field can move.
+/// One field of `c` moved to a neighbouring legal value (in a closed space: a neighbouring
+/// allowed config); nullopt when no field can move.
 std::optional<Config> tweak_config(Ctx& x, const Config& c) {
+  if (!x.space.empty()) return tweak_in_space(x, c);
   const ConfigSpace& s = x.gpu.space;
   std::vector<Field> fields;
   auto movable = [](const std::vector<int>& legal, int v) {
@@ -559,7 +668,7 @@ std::optional<Edit> op_targeted(Ctx& x) {
       const auto up = step(rows ? s.BM : s.BN, side, 1);
       if (!up) break;
       side = *up;
-      next = repair(x, c, false);
+      next = repair(x, c, false, &cur);
       why = "bigger tile, warps and stages rebalanced to fit";
       break;
     }
@@ -573,7 +682,7 @@ std::optional<Edit> op_targeted(Ctx& x) {
       c.BM = bm;
       c.BK = step(s.BK, c.BK, 1).value_or(c.BK);
       if (!s.stages.empty()) c.stages = s.stages.back();
-      next = repair(x, c, false);
+      next = repair(x, c, false, &cur);
       why = "smaller M tile with a deeper K step and pipeline";
       break;
     }
@@ -582,7 +691,7 @@ std::optional<Edit> op_targeted(Ctx& x) {
       const auto up = step(s.stages, c.stages, 1);
       if (!up) break;
       c.stages = *up;
-      next = repair(x, c, true);
+      next = repair(x, c, true, &cur);
       why = "deeper pipeline, BK adjusted to fit shared memory";
       break;
     }
@@ -592,7 +701,7 @@ std::optional<Edit> op_targeted(Ctx& x) {
       const auto fewer = step(s.warps, c.warps, -1);
       if (!w && !fewer) break;
       c.warps = w ? *w : *fewer;
-      next = repair(x, c, false);
+      next = repair(x, c, false, &cur);
       why = w ? "more warps" : "fewer warps";
       break;
     }
@@ -734,7 +843,12 @@ std::optional<Edit> op_crossover(Ctx& x) {
   const std::vector<Rule> pool = inspiration_rules(x.request);
   if (pool.empty()) return std::nullopt;
   Edit e{x.parent, {}, nullptr};
-  const Rule& donor = x.rng.pick(pool);
+  Rule donor = x.rng.pick(pool);
+  // A donor config outside a closed space (none should be: donors passed the static check)
+  // becomes the nearest allowed one.
+  if (!x.space.empty() && std::find(x.space.begin(), x.space.end(), donor.config) == x.space.end())
+    donor.config =
+        nearest_configs(x, donor.config, nullptr, 1, [](const Config&) { return true; }).front();
   auto same = std::find_if(e.child.rules.begin(), e.child.rules.end(),
                            [&](const Rule& r) { return r.condition == donor.condition; });
   if (same != e.child.rules.end()) {
@@ -967,7 +1081,10 @@ MockProposal MockLlm::propose_detailed(const MutationRequest& request) const {
   std::stable_sort(hot.begin(), hot.end(), [](const ShapeFeedback* a, const ShapeFeedback* b) {
     return loss(*a) > loss(*b);
   });
-  Ctx x{gpu_, options_, rng, dtype, parent, request, std::move(hot)};
+  Ctx x{gpu_, options_, rng, dtype, parent, request, std::move(hot), {}};
+  for (const Config& c : options_.space)
+    if (!launch_problem(c, gpu_, dtype)) x.space.push_back(c);
+  if (x.space.empty()) x.space = options_.space; // none launches: still stay inside the list
 
   std::optional<Edit> edit;
   Op op = Op::tweak;

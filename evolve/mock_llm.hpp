@@ -17,6 +17,11 @@ namespace tv {
 struct MockLlmOptions {
   /// The "small LLM" ablation: only one config field or one constant changes per proposal.
   bool one_field_only = false;
+  /// A closed config space, e.g. the configs a replay backend has recordings for. When not
+  /// empty, every config the mock writes is one of these (of those that launch for the
+  /// feedback's dtype): the nearest to what it would write otherwise, and tweaks move to a
+  /// neighbouring one. Empty: any launchable config of the GPU's space.
+  std::vector<Config> space{};
 };
 
 /// A reply together with the program its diff is meant to produce (for self-checks).

@@ -14,15 +14,21 @@ enum class DType { f16, bf16, f32, fp8 };
 int dtype_bytes(DType d);
 /// Canonical lowercase name ("bf16").
 std::string_view dtype_name(DType d);
-/// Parses "bf16", "bfloat16", "f16", "fp16", "float16", "f32", "fp32", "float32", "fp8"; nullopt otherwise.
+/// Parses "bf16", "bfloat16", "f16", "fp16", "float16", "f32", "fp32", "float32", "fp8"; nullopt
+/// otherwise.
 std::optional<DType> parse_dtype(std::string_view s);
 
-/// One GEMM C[M,N] = A[M,K] * B[K,N], with an optional name and workload weight.
+/// One GEMM C[M,N] = A[M,K] * B[K,N], with an optional name, workload weight and layout.
 struct Shape {
   std::int64_t M = 1, N = 1, K = 1;
   DType dtype = DType::bf16;
   std::string name;
   double weight = 1.0;
+  /// Operand layout, one letter per operand (A then B): "NN" (both row-major, the plain
+  /// A[M,K] * B[K,N]), "NT", "TN" or "TT" ('T': stored transposed); empty = unspecified (NN).
+  /// Heuristics cannot see it; it only tells recorded timings of one M, N, K apart. (The `{}`
+  /// keeps -Wmissing-field-initializers quiet for initialisers that end at the weight.)
+  std::string layout{};
 
   /// Floating-point operations of one GEMM (2*M*N*K).
   double flops() const { return 2.0 * double(M) * double(N) * double(K); }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -58,9 +59,12 @@ std::string join(const std::vector<std::string_view>& parts) {
 }
 
 /// The columns a shape file may have, in canonical order.
-enum Column { kName, kM, kN, kK, kDtype, kWeight, kColumns };
-constexpr std::array<std::string_view, kColumns> kColumnNames = {"name", "M",     "N",
-                                                                 "K",    "dtype", "weight"};
+enum Column { kName, kM, kN, kK, kDtype, kWeight, kLayout, kColumns };
+constexpr std::array<std::string_view, kColumns> kColumnNames = {"name",  "M",      "N",     "K",
+                                                                 "dtype", "weight", "layout"};
+
+/// The operand layouts a shape may name (see Shape::layout).
+constexpr std::array<std::string_view, 4> kLayouts = {"NN", "NT", "TN", "TT"};
 
 std::optional<Column> column_of(std::string_view field) {
   const std::string l = lower(field);
@@ -127,7 +131,7 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
         const auto col = column_of(fields[i]);
         if (!col)
           fail(source, line_no,
-               fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight)",
+               fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight, layout)",
                            fields[i]));
         if (index[*col] >= 0)
           fail(source, line_no, fmt::format("duplicate column '{}'", kColumnNames[*col]));
@@ -156,6 +160,12 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
       s.dtype = *dtype;
     }
     if (index[kWeight] >= 0) s.weight = parse_weight(fields[index[kWeight]], source, line_no);
+    if (index[kLayout] >= 0) {
+      const std::string_view l = fields[index[kLayout]];
+      if (!l.empty() && std::find(kLayouts.begin(), kLayouts.end(), l) == kLayouts.end())
+        fail(source, line_no, fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", l));
+      s.layout = std::string(l);
+    }
     const auto [it, inserted] = first_line.emplace(s.name, line_no);
     if (!inserted)
       fail(source, line_no,
@@ -194,7 +204,9 @@ std::vector<Shape> load_shape_file(const std::string& path) {
 }
 
 std::string format_shape_csv(const std::vector<Shape>& shapes) {
-  std::string out = "name,M,N,K,dtype,weight\n";
+  const bool layouts =
+      std::any_of(shapes.begin(), shapes.end(), [](const Shape& s) { return !s.layout.empty(); });
+  std::string out = layouts ? "name,M,N,K,dtype,weight,layout\n" : "name,M,N,K,dtype,weight\n";
   for (const Shape& s : shapes) {
     // Unnamed shapes get their MxNxK label so the file loads back (names are required there).
     const std::string name = s.label();
@@ -204,7 +216,14 @@ std::string format_shape_csv(const std::vector<Shape>& shapes) {
           "cannot write shape name '{}' to CSV (no commas, line breaks, leading '#', or "
           "surrounding spaces)",
           name));
-    out += fmt::format("{},{},{},{},{},{}\n", name, s.M, s.N, s.K, dtype_name(s.dtype), s.weight);
+    if (!s.layout.empty() &&
+        std::find(kLayouts.begin(), kLayouts.end(), s.layout) == kLayouts.end())
+      throw InputError(fmt::format(
+          "cannot write shape '{}' to CSV: unknown layout '{}' (expected NN, NT, TN or TT)", name,
+          s.layout));
+    out += fmt::format("{},{},{},{},{},{}", name, s.M, s.N, s.K, dtype_name(s.dtype), s.weight);
+    if (layouts) out += "," + s.layout;
+    out += '\n';
   }
   return out;
 }

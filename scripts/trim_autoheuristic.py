@@ -2,8 +2,10 @@
 """Trim a PyTorch Inductor AutoHeuristic mm dataset to the rows tilevolve replays by default.
 
 Keeps the file's format (line 1 JSON, then the CSV with its header) and, of its rows, those
-with both operands of one of the chosen dtypes and the chosen operand layout; writes the
-distinct shapes as a tilevolve shape CSV (name,M,N,K,dtype) named like ReplayBackend::shapes().
+with both operands of one of the chosen dtypes and one of the chosen operand layouts (default:
+all four, NN, NT, TN and TT); writes the distinct (M, N, K, dtype, layout) keys as a tilevolve
+shape CSV (name,M,N,K,dtype,layout) named like ReplayBackend::shapes(), e.g.
+h100:bf16:NT:M128:N4096:K4096.
 
   python3 scripts/trim_autoheuristic.py /work/shared/data/autoheuristic/h100_mm.txt \
       data/replay/h100_mm.txt data/replay/h100_shapes.csv --gpu h100
@@ -15,6 +17,7 @@ import csv
 import io
 import sys
 
+LAYOUTS = ("NN", "NT", "TN", "TT")
 DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32"}
 
 
@@ -44,9 +47,13 @@ def main():
     ap.add_argument("out_shapes")
     ap.add_argument("--gpu", default="h100", help="prefix of the shape names")
     ap.add_argument("--dtypes", default="bf16,f16")
-    ap.add_argument("--layout", default="NN")
+    ap.add_argument("--layouts", default="all",
+                    help="comma-separated operand layouts to keep (NN, NT, TN, TT) or all")
     args = ap.parse_args()
     keep = set(args.dtypes.split(","))
+    layouts = set(LAYOUTS if args.layouts == "all" else args.layouts.split(","))
+    if not layouts <= set(LAYOUTS):
+        ap.error(f"--layouts: expected all or a list of {', '.join(LAYOUTS)}, got {args.layouts}")
 
     with open(args.source, newline="") as f:
         first = f.readline()
@@ -59,10 +66,11 @@ def main():
             continue
         row = dict(zip(header, next(csv.reader([line]))))
         d1, d2 = DTYPES.get(row["mat1_dtype"]), DTYPES.get(row["mat2_dtype"])
-        if d1 is None or d1 != d2 or d1 not in keep or layout(row) != args.layout:
+        lay = layout(row)
+        if d1 is None or d1 != d2 or d1 not in keep or lay not in layouts:
             continue
         kept_lines.append(line)
-        shapes.add((d1, int(row["m"]), int(row["n"]), int(row["k"])))
+        shapes.add((d1, lay, int(row["m"]), int(row["n"]), int(row["k"])))
 
     with open(args.out_data, "w", newline="") as f:
         f.write(first)
@@ -70,9 +78,9 @@ def main():
         for line in kept_lines:
             f.write(line + "\n")
     out = io.StringIO()
-    out.write("name,M,N,K,dtype\n")
-    for d, m, n, k in sorted(shapes):
-        out.write(f"{args.gpu}:{d}:M{m}:N{n}:K{k},{m},{n},{k},{d}\n")
+    out.write("name,M,N,K,dtype,layout\n")
+    for d, lay, m, n, k in sorted(shapes):
+        out.write(f"{args.gpu}:{d}:{lay}:M{m}:N{n}:K{k},{m},{n},{k},{d},{lay}\n")
     with open(args.out_shapes, "w", newline="") as f:
         f.write(out.getvalue())
     print(f"{len(kept_lines)} rows, {len(shapes)} shapes", file=sys.stderr)

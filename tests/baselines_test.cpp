@@ -4,7 +4,37 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <stdexcept>
+
 using namespace tv;
+
+namespace {
+
+/// A backend that answers vendor_time() like `inner` except for one shape (nothing else used).
+class MissingOneVendor : public TimingBackend {
+public:
+  MissingOneVendor(const TimingBackend& inner, Shape missing)
+      : inner_(inner), missing_(std::move(missing)) {}
+  std::string name() const override { return "missing-one-vendor"; }
+  std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override {
+    return std::vector<Measurement>(batch.size());
+  }
+  std::optional<std::string> cannot_time(const Config&, DType) const override {
+    return std::nullopt;
+  }
+  TimeTable table(const std::vector<Shape>&) override { throw std::logic_error("unused"); }
+  std::optional<double> vendor_time(const Shape& s) const override {
+    if (s == missing_) return std::nullopt;
+    return inner_.vendor_time(s);
+  }
+
+private:
+  const TimingBackend& inner_;
+  Shape missing_;
+};
+
+} // namespace
 
 TEST_CASE("baselines: on the test half, best single config < per-M table < oracle (h100)") {
   const Problem& p = test::lecture_problem("h100");
@@ -69,4 +99,75 @@ TEST_CASE("score: weights change the geometric mean, missing configs make a scor
   const Scorer sc(t, {0, 1}, p.expert);
   const SetScore o = sc.oracle();
   CHECK(o.speedup_vs_expert == doctest::Approx(sc.expert_times()[1] / sc.oracle_times()[1]));
+}
+
+TEST_CASE("baselines: the vendor library row from recorded cuBLAS times (replay, h100)") {
+  ProblemSpec spec;
+  spec.gpu = "h100";
+  spec.backend = "replay:" + data_path("replay/h100_mm.txt");
+  spec.shapes = data_path("replay/h100_shapes.csv");
+  spec.expert = data_path("experts/h100_inductor.py");
+  const auto p = load_problem(spec);
+  REQUIRE(p->table->shapes().size() == 212);
+
+  const auto methods = compute_baselines(*p->train, *p->test, p->expert, p->backend.get());
+  REQUIRE(methods.size() == 5);
+  CHECK(methods[0].key == "expert");
+  CHECK(methods[1].key == "best_single");
+  CHECK(methods[2].key == "per_m_table");
+  CHECK(methods[3].key == "vendor");
+  CHECK(methods[4].key == "oracle");
+  const MethodResult& v = methods[3];
+  CHECK(v.label == "vendor library (cuBLAS, recorded)");
+  CHECK(!v.program);
+  CHECK(v.kernel_runs == 0);
+  CHECK(v.cost_note == "a library, not a heuristic");
+  REQUIRE(v.train.valid);
+  REQUIRE(v.test.valid);
+  CHECK(v.train.shapes == p->train_rows.size());
+  CHECK(v.test.shapes == p->test_rows.size());
+
+  // The figures are the recorded medians scored like any method: recompute them by hand.
+  const auto check_set = [&](const Scorer& s, const SetScore& got) {
+    double log_oracle = 0, log_expert = 0;
+    for (std::size_t i = 0; i < s.rows().size(); ++i) {
+      const auto t = p->backend->vendor_time(p->shape(s.rows()[i]));
+      REQUIRE(t);
+      REQUIRE(*t > 0);
+      log_oracle += s.weights()[i] * std::log(s.oracle_times()[i] / *t);
+      log_expert += s.weights()[i] * std::log(s.expert_times()[i] / *t);
+    }
+    CHECK(got.fraction_of_oracle == doctest::Approx(std::exp(log_oracle)));
+    CHECK(got.speedup_vs_expert == doctest::Approx(std::exp(log_expert)));
+  };
+  check_set(*p->train, v.train);
+  check_set(*p->test, v.test);
+  // The layouts of one M, N, K have their own cuBLAS times.
+  int differ = 0;
+  for (std::size_t r = 0; r < p->table->shapes().size(); ++r) {
+    Shape nn = p->shape(r), nt = nn;
+    nn.layout = "NN";
+    nt.layout = "NT";
+    REQUIRE(p->backend->vendor_time(nn));
+    REQUIRE(p->backend->vendor_time(nt));
+    differ += *p->backend->vendor_time(nn) != *p->backend->vendor_time(nt);
+  }
+  CHECK(differ > 100);
+
+  // One shape without a vendor time drops the row: a partial figure would not compare.
+  const MissingOneVendor partial(*p->backend, p->shape(p->test_rows.back()));
+  CHECK(vendor_times(*p->train, &partial));
+  CHECK(!vendor_times(*p->test, &partial));
+  CHECK(compute_baselines(*p->train, *p->test, p->expert, &partial).size() == 4);
+
+  // Without a backend, or with one that has no vendor times, there is no vendor row.
+  CHECK(compute_baselines(*p->train, *p->test, p->expert).size() == 4);
+  const Problem& lecture = test::lecture_problem("h100");
+  const auto analytic =
+      compute_baselines(*lecture.train, *lecture.test, lecture.expert, lecture.backend.get());
+  REQUIRE(analytic.size() == 4);
+  for (const auto& m : analytic)
+    CHECK(m.key != "vendor");
+  CHECK(!vendor_times(*lecture.train, lecture.backend.get()));
+  CHECK(!vendor_method(*lecture.train, *lecture.test, lecture.backend.get()));
 }

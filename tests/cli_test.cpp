@@ -173,3 +173,55 @@ TEST_CASE("cli: evolve killed with SIGKILL at random moments resumes to the same
   }
   MESSAGE("runs killed before they finished: " << kills << " of 4");
 }
+
+TEST_CASE("cli: replay backend end to end: baselines, score and evolve report the vendor library") {
+  const std::string problem = "--backend replay:" + tv::data_path("replay/h100_mm.txt") +
+                              " --gpu h100 --shapes " + tv::data_path("replay/h100_shapes.csv") +
+                              " --expert " + tv::data_path("experts/h100_inductor.py");
+  const Run b = run("baselines " + problem + " --json");
+  REQUIRE(b.status == 0);
+  const auto bj = nlohmann::json::parse(b.out);
+  CHECK(bj["problem"]["train_shapes"] == 106);
+  CHECK(bj["problem"]["test_shapes"] == 106);
+  CHECK(bj["problem"]["configs"] == 29);
+  for (const char* m : {"expert", "best_single", "per_m_table", "vendor", "oracle"})
+    CHECK_MESSAGE(bj["methods"][m]["test"]["valid"] == true, m);
+  CHECK(bj["methods"]["vendor"]["label"] == "vendor library (cuBLAS, recorded)");
+  CHECK(bj["methods"]["vendor"]["kernel_runs"] == 0);
+  CHECK(bj["per_shape"][0]["layout"] == "NN");
+  CHECK(bj["per_shape"][0]["vendor_time_s"].get<double>() > 0);
+  const Run bt = run("baselines " + problem);
+  REQUIRE(bt.status == 0);
+  CHECK(bt.out.find("Per-shape oracle (fastest legal config by replay:") != std::string::npos);
+  CHECK(bt.out.find("vendor library (cuBLAS, recorded)") != std::string::npos);
+
+  const Run s =
+      run("score " + tv::data_path("experts/h100_inductor.py") + " " + problem + " --json");
+  REQUIRE(s.status == 0);
+  const auto sj = nlohmann::json::parse(s.out);
+  CHECK(sj["train"]["speedup_vs_expert"].get<double>() == doctest::Approx(1.0));
+  CHECK(sj["methods"]["vendor"]["test"]["fraction_of_oracle"] ==
+        bj["methods"]["vendor"]["test"]["fraction_of_oracle"]);
+  const Run st = run("score " + tv::data_path("experts/h100_inductor.py") + " " + problem);
+  REQUIRE(st.status == 0);
+  CHECK(st.out.find("vendor library (cuBLAS, recorded)") != std::string::npos);
+  CHECK(st.out.find("h100:bf16:NT:M") != std::string::npos);
+
+  // Evolution proposes only recorded configs: nothing is rejected by the static check.
+  const Run e = run("evolve " + problem + " --budget 200 --seed 1 --json");
+  REQUIRE(e.status == 0);
+  const auto ej = nlohmann::json::parse(e.out);
+  CHECK(ej["counters"]["static_reject"] == 0);
+  CHECK(ej["counters"]["full"].get<int>() > 20);
+  CHECK(ej["train"]["speedup_vs_expert"].get<double>() > 1.0);
+  CHECK(ej["baselines"]["vendor"]["test"] == bj["methods"]["vendor"]["test"]);
+  CHECK(ej["baselines"]["best_single"]["test"] == bj["methods"]["best_single"]["test"]);
+
+  // A shape file with a bad layout names the file and line.
+  const std::string shapes =
+      temp_file("bad_layout.csv", "name,M,N,K,layout\na,1,2,3,NN\nb,1,2,3,XY\n");
+  const Run bad = run("baselines --shapes " + shapes, true);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("bad_layout.csv:3: unknown layout 'XY' (expected NN, NT, TN or TT)") !=
+        std::string::npos);
+}

@@ -1,3 +1,4 @@
+#include "eval/replay_backend.hpp"
 #include "evolve/mock_llm.hpp"
 #include "ir/diff.hpp"
 #include "ir/rng.hpp"
@@ -536,4 +537,120 @@ TEST_CASE("mock_llm: proposals are fast") {
   MESSAGE("mock llm: ", us, " us per proposal");
   CHECK(bytes > 0);
   CHECK(us < 1000); // generous for sanitizer builds; about 10-20 us optimised
+}
+
+namespace {
+
+/// The 29 configs of the committed H100 AutoHeuristic data (eval/replay_backend.hpp).
+const std::vector<Config>& h100_replay_space() {
+  static const std::vector<Config> space =
+      ReplayBackend(data_path("replay/h100_mm.txt"), ReplayFilter{}, gpu("h100")).configs();
+  return space;
+}
+
+bool listed(const Config& c, const std::vector<Config>& space) {
+  return std::find(space.begin(), space.end(), c) != space.end();
+}
+
+/// A random program whose configs all come from `space`.
+Program program_in(Rng& rng, const std::vector<Config>& space) {
+  Program p = legal_program(rng, gpu("h100"));
+  for (auto& r : p.rules)
+    r.config = rng.pick(space);
+  p.default_config = rng.pick(space);
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("mock_llm: with a closed space every config it writes comes from the list") {
+  const std::vector<Config>& space = h100_replay_space();
+  REQUIRE(space.size() == 29);
+  const Gpu& g = gpu("h100");
+  for (const bool one_field : {false, true}) {
+    CAPTURE(one_field);
+    MockLlmOptions o;
+    o.one_field_only = one_field;
+    o.space = space;
+    MockLlm llm(g, o);
+    MockLlm open(g, MockLlmOptions{one_field});
+    Rng rng(17);
+    std::map<std::string, int> ops;
+    int differs_from_open = 0, no_edit = 0;
+    for (std::uint64_t seed = 0; seed < 1500; ++seed) {
+      const Program parent = program_in(rng, space);
+      MutationRequest r;
+      r.parent_text = print_program(parent);
+      r.seed = seed;
+      r.inspiration_texts.push_back(print_program(program_in(rng, space)));
+      if (seed % 3 == 0) // a donor from outside the list: crossover must not copy its config
+        r.inspiration_texts.push_back(print_program(legal_program(rng, g)));
+      if (seed % 2)
+        for (std::int64_t m : {32, 1152, 20000})
+          r.feedback.push_back(ShapeFeedback{shape(m, 2048, 4096),
+                                             parent.choose(shape(m, 2048, 4096)),
+                                             m == 1152 ? 4e-5 : 1e-4, m == 1152 ? 1e-5 : 9e-5});
+      const MockProposal p = llm.propose_detailed(r);
+      if (!p.child) { // one field at a time may find no neighbour in a sparse list
+        CHECK(one_field);
+        ++no_edit;
+        continue;
+      }
+      ops[p.reply.op]++;
+      const Program& child = *p.child;
+      INFO(r.parent_text, "\n---\n", p.reply.text);
+      CHECK(!(child == parent));
+      CHECK(listed(child.default_config, space));
+      for (const auto& rule : child.rules)
+        CHECK(listed(rule.config, space));
+      const auto applied = apply_reply(r.parent_text, p.reply.text);
+      REQUIRE(applied);
+      CHECK(*applied == child);
+      if (one_field) CHECK(structural_diffs(parent, child) == 1);
+      // Deterministic, and really different from the open-space mock.
+      CHECK(llm.propose(r).text == p.reply.text);
+      differs_from_open += open.propose(r).text != p.reply.text;
+    }
+    CHECK(differs_from_open > 300);
+    CHECK(no_edit < 200); // about 7%
+    if (!one_field) {
+      CHECK(ops.size() == 6);
+      CHECK(ops["tweak"] > 100);
+      CHECK(ops["targeted"] > 100);
+      CHECK(ops["split"] > 100);
+    }
+  }
+}
+
+TEST_CASE("mock_llm: a config outside the closed space is brought into it") {
+  const std::vector<Config>& space = h100_replay_space();
+  MockLlmOptions o;
+  o.space = space;
+  MockLlm llm(gpu("h100"), o);
+  // The lecture expert's default has group=1: not in the list (Inductor always used 8).
+  Program parent;
+  parent.default_config.BM = 128;
+  parent.default_config.BN = 128;
+  parent.default_config.BK = 64;
+  parent.default_config.warps = 4;
+  parent.default_config.stages = 3;
+  parent.default_config.group = 1;
+  REQUIRE(!listed(parent.default_config, space));
+  int moved_in = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    MutationRequest r;
+    r.parent_text = print_program(parent);
+    r.seed = seed;
+    const MockProposal p = llm.propose_detailed(r);
+    REQUIRE(p.child);
+    CHECK((p.reply.op == "tweak" || p.reply.op == "targeted" || p.reply.op == "split"));
+    if (p.reply.op == "split") {
+      REQUIRE(p.child->rules.size() == 1);
+      CHECK(listed(p.child->rules[0].config, space));
+    } else {
+      CHECK(listed(p.child->default_config, space));
+      moved_in += field_diffs(p.child->default_config, parent.default_config) <= 2;
+    }
+  }
+  CHECK(moved_in > 50); // mostly a near config, not an arbitrary one
 }

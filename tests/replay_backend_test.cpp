@@ -236,7 +236,9 @@ TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus"
 TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches it") {
   TempDir dir;
   const std::string path = dir.file("small_mm.txt", small_dataset());
-  ReplayBackend rb(path, ReplayFilter{}, gpu("h100"));
+  ReplayFilter nn;
+  nn.layout = "NN";
+  ReplayBackend rb(path, nn, gpu("h100"));
   CHECK(rb.autoheuristic());
   // The space: the configs recorded where nothing shrinks (not the M=8 rows).
   const std::vector<Config> space = {cfg(64, 64, 32, 4, 2, 8), cfg(128, 64, 128, 8, 5, 8),
@@ -272,7 +274,7 @@ TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches 
   const auto missing = time_one(rb, small, cfg(128, 64, 128, 8, 5, 8));
   CHECK(missing.status == MeasureStatus::unmeasured);
   CHECK(std::isinf(missing.seconds));
-  CHECK(missing.detail == "128x64x128 w8 s5 g8 has no measurement for 8x4096x4096 bf16 in "
+  CHECK(missing.detail == "128x64x128 w8 s5 g8 has no measurement for 8x4096x4096 bf16 NN in "
                           "small_mm (Inductor launches it as 16x64x128 w4 s5 g8 on this shape)");
   CHECK(time_one(rb, shape(4096, 4096, 4096, DType::f32), c).status == MeasureStatus::unmeasured);
   CHECK(time_one(rb, shape(4096, 4096, 4096), cfg(256, 256, 64, 8, 3, 8)).status ==
@@ -293,9 +295,9 @@ TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches 
   // table() agrees with time(), including shrunk, failed and unmeasured pairs.
   std::vector<Shape> shapes = rb.shapes();
   REQUIRE(shapes.size() == 3);
-  CHECK(shapes[0].name == "h100:bf16:M8:N4096:K4096");
-  CHECK(shapes[1].name == "h100:bf16:M2048:N1024:K512");
-  CHECK(shapes[2].name == "h100:bf16:M4096:N4096:K4096");
+  CHECK(shapes[0].name == "h100:bf16:NN:M8:N4096:K4096");
+  CHECK(shapes[1].name == "h100:bf16:NN:M2048:N1024:K512");
+  CHECK(shapes[2].name == "h100:bf16:NN:M4096:N4096:K4096");
   Shape other = shape(3, 5, 7);
   other.name = "not-in-file";
   shapes.push_back(other);
@@ -310,7 +312,12 @@ TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches 
   CHECK(*rb.vendor_time(big) == doctest::Approx(0.20e-3));
   CHECK(!rb.vendor_time(mid));
 
-  // Other filters.
+  // Other filters. The default keeps all four layouts: the NT key adds its config to the space.
+  ReplayBackend all(path, ReplayFilter{}, gpu("h100"));
+  CHECK(all.configs() == std::vector<Config>{cfg(64, 64, 32, 4, 2, 8), cfg(128, 64, 128, 8, 5, 8),
+                                             cfg(128, 128, 64, 4, 3, 8),
+                                             cfg(256, 256, 64, 8, 3, 8)});
+  CHECK(all.shapes().size() == 4);
   ReplayFilter nt;
   nt.layout = "NT";
   ReplayBackend rb_nt(path, nt, gpu("h100"));
@@ -322,7 +329,12 @@ TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches 
   ReplayFilter bad_layout;
   bad_layout.layout = "nn";
   CHECK_THROWS_WITH_AS(ReplayBackend(path, bad_layout, gpu("h100")),
-                       "replay layout must be NN, NT, TN or TT, got 'nn'", InputError);
+                       "replay layout must be all, NN, NT, TN or TT, got 'nn'", InputError);
+  ReplayFilter tt;
+  tt.layout = "TT";
+  CHECK_THROWS_WITH_AS(ReplayBackend(path, tt, gpu("h100")),
+                       doctest::Contains("no Triton rows with dtype bf16, f16 and layout TT"),
+                       InputError);
   CHECK_THROWS_WITH_AS(ReplayBackend(path, ReplayFilter{}, gpu("mi300x")),
                        doctest::Contains("measured on a device with 232448 bytes of shared "
                                          "memory per block (compute capability 9.0)"),
@@ -380,7 +392,7 @@ TEST_CASE("replay_backend: the committed H100 data, its shapes and the expert") 
   CHECK(backend->name().rfind("replay:", 0) == 0);
   ReplayBackend rb(path, ReplayFilter{}, h100);
   const auto shapes = rb.shapes();
-  CHECK(shapes.size() == 53); // every bf16 and f16 NN key of h100_mm
+  CHECK(shapes.size() == 212); // every bf16 and f16 key of h100_mm: 53 M, N, K x 4 layouts
   CHECK(rb.recorded_pairs() > 1000);
   REQUIRE(rb.configs().size() == 29);
 
@@ -399,10 +411,11 @@ TEST_CASE("replay_backend: the committed H100 data, its shapes and the expert") 
 
   // Each key's rows are exactly the space shrunk to the key, three repeats each.
   const AutoHeuristicData data = load_autoheuristic_file(path);
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>, std::multiset<Config>>
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>,
+           std::multiset<Config>>
       recorded;
   for (const auto& r : data.rows)
-    if (r.config) recorded[{r.M, r.N, r.K, r.dtype}].insert(*r.config);
+    if (r.config) recorded[{r.M, r.N, r.K, r.dtype, r.layout}].insert(*r.config);
   CHECK(recorded.size() == shapes.size());
   for (const auto& [k, configs] : recorded) {
     std::set<Config> expected;
@@ -430,4 +443,100 @@ TEST_CASE("replay_backend: the committed H100 data, its shapes and the expert") 
     CHECK(t.config_index(c) >= 0);
     CHECK(time_one(rb, s, c).ok());
   }
+}
+
+namespace {
+
+/// One bf16 AutoHeuristic row of an M x N x K GEMM with operand layout `layout` ("NN", "NT",
+/// "TN", "TT"): 'N' is row-major (stride_1 == 1), 'T' column-major (stride_0 == 1).
+std::string ah_row_layout(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& layout,
+                          const std::string& choice, const std::string& ms) {
+  const bool a_t = layout[0] == 'T', b_t = layout[1] == 'T';
+  // mat1 is [M, K], mat2 is [K, N].
+  const std::string a = a_t ? fmt::format("1,{}", m) : fmt::format("{},1", k);
+  const std::string b = b_t ? fmt::format("1,{}", k) : fmt::format("{},1", n);
+  return fmt::format("{},{},{},torch.bfloat16,torch.bfloat16,{},{},{},{},not_float_32,{},{}\n", m,
+                     k, n, a, b, a_t ? "False" : "True", b_t ? "False" : "True", choice, ms);
+}
+
+} // namespace
+
+TEST_CASE("replay_backend: each operand layout of one M, N, K is its own key") {
+  TempDir dir;
+  std::string text = kJson + "\n" + kHeader + "\n";
+  const std::map<std::string, std::string> ms = {
+      {"NN", "0.10"}, {"NT", "0.12"}, {"TN", "0.14"}, {"TT", "0.16"}};
+  for (const auto& [layout, t] : ms) {
+    text += ah_row_layout(1024, 2048, 512, layout, triton(64, 64, 32, 4, 2), t);
+    text += ah_row_layout(1024, 2048, 512, layout, "extern_mm", layout == "NN" ? "0.05" : "0.07");
+  }
+  const std::string path = dir.file("layouts_mm.txt", text);
+  ReplayBackend rb(path, ReplayFilter{}, gpu("h100"));
+  const Config c = cfg(64, 64, 32, 4, 2, 8);
+  CHECK(rb.configs() == std::vector<Config>{c});
+
+  // shapes(): one per layout, carrying it in the field and in the name.
+  const auto shapes = rb.shapes();
+  REQUIRE(shapes.size() == 4);
+  const std::vector<std::string> layouts = {"NN", "NT", "TN", "TT"};
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    CHECK(shapes[i].layout == layouts[i]);
+    CHECK(shapes[i].name == "h100:bf16:" + layouts[i] + ":M1024:N2048:K512");
+    CHECK(time_one(rb, shapes[i], c).seconds ==
+          doctest::Approx(std::stod(ms.at(layouts[i])) * 1e-3));
+  }
+  CHECK(time_one(rb, shapes[0], c).seconds != time_one(rb, shapes[1], c).seconds);
+
+  // A shape with no layout reads the NN rows, for Triton configs and the vendor library alike.
+  const Shape plain = shape(1024, 2048, 512);
+  REQUIRE(plain.layout.empty());
+  CHECK(time_one(rb, plain, c).seconds == time_one(rb, shapes[0], c).seconds);
+  CHECK(rb.vendor_time(plain) == rb.vendor_time(shapes[0]));
+  REQUIRE(rb.vendor_time(shapes[1]));
+  CHECK(*rb.vendor_time(shapes[0]) == doctest::Approx(0.05e-3));
+  CHECK(*rb.vendor_time(shapes[1]) == doctest::Approx(0.07e-3));
+  Shape st = plain;
+  st.layout = "ST"; // not a layout: nothing recorded
+  CHECK(time_one(rb, st, c).status == MeasureStatus::unmeasured);
+  CHECK(!rb.vendor_time(st));
+
+  // The table keeps the layouts apart too.
+  check_table_agrees(rb, shapes);
+  const TimeTable t = rb.table(shapes);
+  CHECK(t.time(0, 0) < t.time(1, 0));
+  CHECK(t.time(1, 0) < t.time(3, 0));
+
+  // A layout filter keeps only that layout; the others are unmeasured, even an empty one (NN).
+  ReplayFilter nt;
+  nt.layout = "NT";
+  ReplayBackend only_nt(path, nt, gpu("h100"));
+  REQUIRE(only_nt.shapes().size() == 1);
+  CHECK(only_nt.shapes()[0].layout == "NT");
+  CHECK(time_one(only_nt, shapes[1], c).seconds == doctest::Approx(0.12e-3));
+  CHECK(time_one(only_nt, plain, c).status == MeasureStatus::unmeasured);
+  CHECK(time_one(only_nt, plain, c).detail.find("1024x2048x512 bf16 NN") != std::string::npos);
+}
+
+TEST_CASE("replay_backend: the committed H100 data times the layouts of one M, N, K apart") {
+  ReplayBackend rb(data_path("replay/h100_mm.txt"), ReplayFilter{}, gpu("h100"));
+  const Config c = cfg(128, 128, 64, 4, 3, 8);
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>, std::set<double>> times;
+  std::size_t keys = 0;
+  for (const Shape& s : rb.shapes()) {
+    const Measurement m = time_one(rb, s, c);
+    REQUIRE(m.ok());
+    times[{s.M, s.N, s.K, s.dtype}].insert(m.seconds);
+    ++keys;
+    if (s.layout == "NN") {
+      Shape plain = s;
+      plain.layout.clear();
+      CHECK(time_one(rb, plain, c).seconds == m.seconds);
+    }
+  }
+  CHECK(keys == 212);
+  REQUIRE(times.size() == 53);
+  std::size_t differ = 0;
+  for (const auto& [k, ts] : times)
+    differ += ts.size() > 1;
+  CHECK(differ > 40); // the layouts are really different measurements, not copies
 }

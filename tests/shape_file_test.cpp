@@ -93,7 +93,7 @@ TEST_CASE("shape_file: header errors") {
   CHECK(error_of("# c\nM,N,K\n1,2,3\n") ==
         "shapes.csv:2: missing column 'name' (header has: M,N,K)");
   CHECK(error_of("name,M,N,K,flavour\nx,1,2,3,a\n") ==
-        "shapes.csv:1: unknown column 'flavour' (expected name, M, N, K, dtype, weight)");
+        "shapes.csv:1: unknown column 'flavour' (expected name, M, N, K, dtype, weight, layout)");
   CHECK(error_of("name,M,N,K,M\nx,1,2,3,4\n") == "shapes.csv:1: duplicate column 'M'");
 }
 
@@ -168,6 +168,46 @@ TEST_CASE("shape_file: format then parse round-trips") {
     one[0].name = bad;
     CHECK_THROWS_AS(format_shape_csv(one), InputError);
   }
+}
+
+TEST_CASE("shape_file: the optional layout column") {
+  const auto shapes = parse_shape_csv("name,M,N,K,dtype,layout\n"
+                                      "a,128,4096,4096,bf16,NT\n"
+                                      "b,128,4096,4096,bf16,NN\n"
+                                      "c,128,4096,4096,bf16,\n"
+                                      "d,1,2,3,f16,TT\n",
+                                      "s.csv");
+  REQUIRE(shapes.size() == 4);
+  CHECK(shapes[0].layout == "NT");
+  CHECK(shapes[1].layout == "NN");
+  CHECK(shapes[2].layout.empty()); // an empty field: unspecified
+  CHECK(shapes[3].layout == "TT");
+  CHECK(shapes[3].dtype == DType::f16);
+  // Two layouts of one M, N, K are different shapes; a file without the column has none.
+  CHECK(!(shapes[0] == shapes[1]));
+  CHECK(parse_shape_csv("name,M,N,K\nx,2,3,4\n", "s")[0].layout.empty());
+  CHECK(parse_shape_csv("Layout,name,M,N,K\nTN,x,2,3,4\n", "s")[0].layout == "TN");
+
+  // Bad layouts name the file and line; layouts are upper case and exactly two letters.
+  CHECK(error_of("name,M,N,K,layout\nx,1,2,3,NN\ny,1,2,3,XY\n") ==
+        "shapes.csv:3: unknown layout 'XY' (expected NN, NT, TN or TT)");
+  CHECK(error_of("name,M,N,K,layout\nx,1,2,3,nt\n") ==
+        "shapes.csv:2: unknown layout 'nt' (expected NN, NT, TN or TT)");
+  CHECK(error_of("name,M,N,K,layout\nx,1,2,3,NNN\n") ==
+        "shapes.csv:2: unknown layout 'NNN' (expected NN, NT, TN or TT)");
+  CHECK(error_of("name,M,N,K,layout,layout\nx,1,2,3,NN,NN\n") ==
+        "shapes.csv:1: duplicate column 'layout'");
+
+  // The column is written only when some shape has a layout, and reads back exactly.
+  const std::string text = format_shape_csv(shapes);
+  CHECK(text.substr(0, text.find('\n')) == "name,M,N,K,dtype,weight,layout");
+  CHECK(text.find("\nc,128,4096,4096,bf16,1,\n") != std::string::npos);
+  CHECK(parse_shape_csv(text, "round") == shapes);
+  std::vector<Shape> plain(1);
+  plain[0].name = "p";
+  CHECK(format_shape_csv(plain) == "name,M,N,K,dtype,weight\np,1,1,1,bf16,1\n");
+  plain[0].layout = "nn";
+  CHECK_THROWS_AS(format_shape_csv(plain), InputError);
 }
 
 TEST_CASE("shape_file: load_shape_file reads files and reports unreadable ones") {
