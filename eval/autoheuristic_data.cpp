@@ -1,6 +1,7 @@
 #include "eval/autoheuristic_data.hpp"
 
 #include "ir/error.hpp"
+#include "models/csv_fields.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,31 +24,7 @@ constexpr int kMinBlock = 16;
 /// "each warp computes 16x16 tile = 256" (same function): output elements per warp.
 constexpr int kElementsPerWarp = 256;
 /// Problem sizes we accept (the same bound as shape files).
-constexpr std::int64_t kMaxSize = std::int64_t(1) << 31;
-
-[[noreturn]] void fail(std::string_view source, int line, const std::string& what) {
-  throw InputError(fmt::format("{}:{}: {}", source, line, what));
-}
-
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    const std::size_t comma = line.find(',');
-    out.push_back(trim(line.substr(0, comma)));
-    if (comma == std::string_view::npos) break;
-    line.remove_prefix(comma + 1);
-  }
-  return out;
-}
+constexpr std::int64_t kMaxSize = kMaxShapeDim;
 
 /// The columns we read, by name in the header.
 enum Column {
@@ -92,15 +69,15 @@ std::int64_t parse_int(std::string_view field, std::string_view what, std::strin
   const char* end = field.data() + field.size();
   const auto [ptr, ec] = std::from_chars(field.data(), end, v);
   if (field.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
-    fail(source, line,
-         fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
+    fail_at_line(source, line,
+                 fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
   return v;
 }
 
 bool parse_bool(std::string_view field, std::string_view what, std::string_view source, int line) {
   if (field == "True" || field == "true" || field == "1") return true;
   if (field == "False" || field == "false" || field == "0") return false;
-  fail(source, line, fmt::format("{} must be True or False, got '{}'", what, field));
+  fail_at_line(source, line, fmt::format("{} must be True or False, got '{}'", what, field));
 }
 
 /// "torch.bfloat16" -> bf16; nullopt for a dtype tilevolve has no name for.
@@ -114,10 +91,11 @@ std::optional<DType> torch_dtype(std::string_view s) {
 Config parse_triton_choice(std::string_view choice, std::string_view source, int line) {
   constexpr std::string_view prefix = "type=triton_";
   const auto bad = [&](const std::string& why) {
-    fail(source, line,
-         fmt::format("choice '{}': {} (expected extern_mm or type=triton_BLOCK-M=.._BLOCK-K=.."
-                     "_BLOCK-N=.._numstages=.._numwarps=..)",
-                     choice, why));
+    fail_at_line(
+        source, line,
+        fmt::format("choice '{}': {} (expected extern_mm or type=triton_BLOCK-M=.._BLOCK-K=.."
+                    "_BLOCK-N=.._numstages=.._numwarps=..)",
+                    choice, why));
   };
   if (choice.substr(0, prefix.size()) != prefix) bad("unknown kind of choice");
   std::string_view rest = choice.substr(prefix.size());
@@ -156,11 +134,11 @@ std::optional<double> parse_feedback(std::string_view field, std::string_view so
   const char* end = field.data() + field.size();
   const auto [ptr, ec] = std::from_chars(field.data(), end, ms);
   if (field.empty() || ec != std::errc() || ptr != end)
-    fail(source, line,
-         fmt::format("feedback must be a time in milliseconds or inf, got '{}'", field));
+    fail_at_line(source, line,
+                 fmt::format("feedback must be a time in milliseconds or inf, got '{}'", field));
   if (!std::isfinite(ms) || !(ms > 0))
-    fail(source, line,
-         fmt::format("feedback must be a positive finite time or inf, got '{}'", field));
+    fail_at_line(source, line,
+                 fmt::format("feedback must be a positive finite time or inf, got '{}'", field));
   return ms * 1e-3;
 }
 
@@ -176,19 +154,20 @@ void parse_json_line(std::string_view line, std::string_view source, AutoHeurist
   try {
     j = nlohmann::json::parse(line);
   } catch (const nlohmann::json::exception& e) {
-    fail(source, 1, fmt::format("expected a JSON object describing the dataset ({})", e.what()));
+    fail_at_line(source, 1,
+                 fmt::format("expected a JSON object describing the dataset ({})", e.what()));
   }
-  if (!j.is_object()) fail(source, 1, "expected a JSON object describing the dataset");
+  if (!j.is_object()) fail_at_line(source, 1, "expected a JSON object describing the dataset");
   if (auto it = j.find("name"); it != j.end() && it->is_string()) out.name = *it;
   if (auto it = j.find("shared_memory"); it != j.end()) {
     if (!it->is_number_integer() || it->get<long long>() <= 0)
-      fail(source, 1, "\"shared_memory\" must be a positive integer");
+      fail_at_line(source, 1, "\"shared_memory\" must be a positive integer");
     out.shared_memory = it->get<long long>();
   }
   if (auto it = j.find("device_capa"); it != j.end()) {
     if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_integer() ||
         !(*it)[1].is_number_integer())
-      fail(source, 1, "\"device_capa\" must be [major, minor]");
+      fail_at_line(source, 1, "\"device_capa\" must be [major, minor]");
     out.device_capability = std::pair<int, int>((*it)[0].get<int>(), (*it)[1].get<int>());
   }
 }
@@ -196,7 +175,7 @@ void parse_json_line(std::string_view line, std::string_view source, AutoHeurist
 } // namespace
 
 bool looks_like_autoheuristic(std::string_view first_line) {
-  first_line = trim(first_line);
+  first_line = trim_field(first_line);
   if (first_line.substr(0, 3) == "\xEF\xBB\xBF") first_line.remove_prefix(3);
   return !first_line.empty() && first_line.front() == '{';
 }
@@ -217,39 +196,40 @@ AutoHeuristicData parse_autoheuristic(std::string_view text, std::string_view so
   while (!text.empty()) {
     ++line_no;
     const std::size_t nl = text.find('\n');
-    const std::string_view line = trim(text.substr(0, nl));
+    const std::string_view line = trim_field(text.substr(0, nl));
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (!have_json) {
       if (line_no != 1 || line.empty() || line.front() != '{')
-        fail(source, line_no, "expected the dataset's JSON object on line 1");
+        fail_at_line(source, line_no, "expected the dataset's JSON object on line 1");
       parse_json_line(line, source, out);
       have_json = true;
       continue;
     }
     if (line.empty()) continue;
-    const auto fields = split_fields(line);
+    const auto fields = split_csv_fields(line);
     if (!have_header) {
       for (std::size_t i = 0; i < fields.size(); ++i)
         for (int c = 0; c < kColumns; ++c)
           if (fields[i] == kColumnNames[std::size_t(c)]) {
             if (index[std::size_t(c)] >= 0)
-              fail(source, line_no, fmt::format("column '{}' appears twice", fields[i]));
+              fail_at_line(source, line_no, fmt::format("column '{}' appears twice", fields[i]));
             index[std::size_t(c)] = int(i);
           }
       for (int c = 0; c < kColumns; ++c)
         if (index[std::size_t(c)] < 0 && !optional_column(c))
-          fail(source, line_no,
-               fmt::format("header lacks column '{}' (expected m,k,n,mat1_dtype,mat2_dtype,"
-                           "mat1_stride_0,mat1_stride_1,mat2_stride_0,mat2_stride_1,...,choice,"
-                           "feedback)",
-                           kColumnNames[std::size_t(c)]));
+          fail_at_line(
+              source, line_no,
+              fmt::format("header lacks column '{}' (expected m,k,n,mat1_dtype,mat2_dtype,"
+                          "mat1_stride_0,mat1_stride_1,mat2_stride_0,mat2_stride_1,...,choice,"
+                          "feedback)",
+                          kColumnNames[std::size_t(c)]));
       width = fields.size();
       have_header = true;
       continue;
     }
     if (fields.size() != width)
-      fail(source, line_no,
-           fmt::format("expected {} comma-separated fields, got {}", width, fields.size()));
+      fail_at_line(source, line_no,
+                   fmt::format("expected {} comma-separated fields, got {}", width, fields.size()));
     const auto field = [&](Column c) -> std::string_view {
       return index[c] < 0 ? std::string_view() : fields[std::size_t(index[c])];
     };
@@ -285,8 +265,9 @@ AutoHeuristicData parse_autoheuristic(std::string_view text, std::string_view so
     row.dtype = *d1;
     out.rows.push_back(std::move(row));
   }
-  if (!have_json) fail(source, 1, "empty file (expected the dataset's JSON object on line 1)");
-  if (!have_header) fail(source, line_no, "missing the CSV header after the JSON line");
+  if (!have_json)
+    fail_at_line(source, 1, "empty file (expected the dataset's JSON object on line 1)");
+  if (!have_header) fail_at_line(source, line_no, "missing the CSV header after the JSON line");
   return out;
 }
 

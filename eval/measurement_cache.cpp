@@ -1,6 +1,7 @@
 #include "eval/measurement_cache.hpp"
 
 #include "ir/error.hpp"
+#include "models/csv_fields.hpp"
 
 #include <fmt/format.h>
 
@@ -18,20 +19,7 @@ namespace {
 
 constexpr std::string_view kVersionPrefix = "# tilevolve-measurements";
 constexpr std::size_t kFields = 17;
-constexpr std::int64_t kMaxSize = std::int64_t(1) << 31;
-
-[[noreturn]] void fail(std::string_view source, int line, const std::string& what) {
-  throw InputError(fmt::format("{}:{}: {}", source, line, what));
-}
-
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
+constexpr std::int64_t kMaxSize = kMaxShapeDim;
 
 /// Splits a CSV line into fields, undoing "..." quoting; returns an error text instead when
 /// a quote is not closed or is followed by something other than a comma.
@@ -65,7 +53,7 @@ std::vector<std::string> split_csv(std::string_view line, std::string& error) {
     } else {
       const std::size_t comma = line.find(',', i);
       const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
-      field = std::string(trim(line.substr(i, end - i)));
+      field = std::string(trim_field(line.substr(i, end - i)));
       i = end;
     }
     out.push_back(std::move(field));
@@ -81,7 +69,7 @@ std::string csv_field(std::string_view s) {
   std::string flat;
   for (char c : s)
     flat += (c == '\n' || c == '\r') ? ' ' : c;
-  const bool plain = flat.find_first_of(",\"") == std::string::npos && trim(flat) == flat &&
+  const bool plain = flat.find_first_of(",\"") == std::string::npos && trim_field(flat) == flat &&
                      (flat.empty() || flat.front() != '#');
   if (plain) return flat;
   std::string out = "\"";
@@ -98,8 +86,8 @@ std::int64_t parse_int(std::string_view field, std::string_view what, std::int64
   const char* end = field.data() + field.size();
   const auto [ptr, ec] = std::from_chars(field.data(), end, v);
   if (field.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
-    fail(source, line,
-         fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
+    fail_at_line(source, line,
+                 fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
   return v;
 }
 
@@ -114,22 +102,23 @@ double parse_seconds(std::string_view field, std::string_view source, int line) 
   const char* end = field.data() + field.size();
   const auto [ptr, ec] = std::from_chars(field.data(), end, v);
   if (ec != std::errc() || ptr != end)
-    fail(source, line, fmt::format("seconds must be a number, got '{}'", field));
+    fail_at_line(source, line, fmt::format("seconds must be a number, got '{}'", field));
   if (!std::isfinite(v) || !(v > 0))
-    fail(source, line, fmt::format("seconds must be positive and finite, got '{}'", field));
+    fail_at_line(source, line, fmt::format("seconds must be positive and finite, got '{}'", field));
   return v;
 }
 
 MeasurementRecord parse_row(const std::vector<std::string>& f, std::string_view source, int line) {
   MeasurementRecord r;
   r.gpu = f[0];
-  if (r.gpu.empty()) fail(source, line, "gpu must not be empty");
+  if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
   r.shape.M = parse_int(f[1], "M", 1, kMaxSize, source, line);
   r.shape.N = parse_int(f[2], "N", 1, kMaxSize, source, line);
   r.shape.K = parse_int(f[3], "K", 1, kMaxSize, source, line);
   const auto d = parse_dtype(f[4]);
   if (!d)
-    fail(source, line, fmt::format("unknown dtype '{}' (expected bf16, f16, f32 or fp8)", f[4]));
+    fail_at_line(source, line,
+                 fmt::format("unknown dtype '{}' (expected bf16, f16, f32 or fp8)", f[4]));
   r.shape.dtype = *d;
   const auto field = [&](std::size_t i, std::string_view what) {
     return int(parse_int(f[i], what, 1, 1 << 20, source, line));
@@ -144,16 +133,17 @@ MeasurementRecord parse_row(const std::vector<std::string>& f, std::string_view 
   r.config.matrix_instr_nonkdim = parse_knob(f[12], "matrix_instr_nonkdim", source, line);
   r.config.kpack = parse_knob(f[13], "kpack", source, line);
   if (!parse_status(f[14], r.result.status))
-    fail(source, line,
-         fmt::format("unknown status '{}' (expected ok, unlaunchable, compile_error, "
-                     "wrong_result, timeout or unmeasured)",
-                     f[14]));
+    fail_at_line(source, line,
+                 fmt::format("unknown status '{}' (expected ok, unlaunchable, compile_error, "
+                             "wrong_result, timeout or unmeasured)",
+                             f[14]));
   if (r.result.status == MeasureStatus::ok) {
-    if (f[15].empty()) fail(source, line, "status ok needs a time in the seconds column");
+    if (f[15].empty()) fail_at_line(source, line, "status ok needs a time in the seconds column");
     r.result.seconds = parse_seconds(f[15], source, line);
   } else if (!f[15].empty()) {
-    fail(source, line,
-         fmt::format("status {} must have an empty seconds column, got '{}'", f[14], f[15]));
+    fail_at_line(
+        source, line,
+        fmt::format("status {} must have an empty seconds column, got '{}'", f[14], f[15]));
   }
   r.result.detail = f[16];
   return r;
@@ -169,7 +159,7 @@ bool operator==(const MeasurementRecord& a, const MeasurementRecord& b) {
 
 bool is_measurement_cache(std::string_view first_line) {
   if (first_line.substr(0, 3) == "\xEF\xBB\xBF") first_line.remove_prefix(3);
-  return trim(first_line).substr(0, kVersionPrefix.size()) == kVersionPrefix;
+  return trim_field(first_line).substr(0, kVersionPrefix.size()) == kVersionPrefix;
 }
 
 std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
@@ -181,16 +171,16 @@ std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
   while (!text.empty()) {
     ++line_no;
     const std::size_t nl = text.find('\n');
-    const std::string_view line = trim(text.substr(0, nl));
+    const std::string_view line = trim_field(text.substr(0, nl));
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (!have_version) {
       if (line != kMeasurementCacheVersionLine) {
         if (line.substr(0, kVersionPrefix.size()) == kVersionPrefix)
-          fail(source, line_no,
-               fmt::format("unsupported version '{}' (this tilevolve reads '{}')", line,
-                           kMeasurementCacheVersionLine));
-        fail(source, line_no,
-             fmt::format("expected the line '{}' first", kMeasurementCacheVersionLine));
+          fail_at_line(source, line_no,
+                       fmt::format("unsupported version '{}' (this tilevolve reads '{}')", line,
+                                   kMeasurementCacheVersionLine));
+        fail_at_line(source, line_no,
+                     fmt::format("expected the line '{}' first", kMeasurementCacheVersionLine));
       }
       have_version = true;
       continue;
@@ -198,23 +188,25 @@ std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
     if (line.empty() || line.front() == '#') continue;
     if (!have_header) {
       if (line != kMeasurementCacheHeader)
-        fail(source, line_no, fmt::format("expected the header '{}'", kMeasurementCacheHeader));
+        fail_at_line(source, line_no,
+                     fmt::format("expected the header '{}'", kMeasurementCacheHeader));
       have_header = true;
       continue;
     }
     std::string error;
     const auto fields = split_csv(line, error);
-    if (!error.empty()) fail(source, line_no, error);
+    if (!error.empty()) fail_at_line(source, line_no, error);
     if (fields.size() != kFields)
-      fail(source, line_no,
-           fmt::format("expected {} comma-separated fields, got {}", kFields, fields.size()));
+      fail_at_line(
+          source, line_no,
+          fmt::format("expected {} comma-separated fields, got {}", kFields, fields.size()));
     out.push_back(parse_row(fields, source, line_no));
   }
   if (!have_version)
-    fail(source, 1,
-         fmt::format("empty file (expected the line '{}')", kMeasurementCacheVersionLine));
+    fail_at_line(source, 1,
+                 fmt::format("empty file (expected the line '{}')", kMeasurementCacheVersionLine));
   if (!have_header)
-    fail(source, line_no, fmt::format("missing the header '{}'", kMeasurementCacheHeader));
+    fail_at_line(source, line_no, fmt::format("missing the header '{}'", kMeasurementCacheHeader));
   return out;
 }
 
@@ -253,7 +245,7 @@ void append_record(const std::string& path, const MeasurementRecord& r) {
       const auto size = in.tellg();
       if (size > 0) {
         fresh = false;
-        if (trim(first) != kMeasurementCacheVersionLine)
+        if (trim_field(first) != kMeasurementCacheVersionLine)
           throw InputError(fmt::format("{}: not a tilevolve measurement file (its first line is "
                                        "not '{}'); refusing to append",
                                        path, kMeasurementCacheVersionLine));

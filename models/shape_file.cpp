@@ -1,6 +1,7 @@
 #include "models/shape_file.hpp"
 
 #include "ir/error.hpp"
+#include "models/csv_fields.hpp"
 
 #include <fmt/format.h>
 
@@ -19,28 +20,7 @@ namespace tv {
 
 namespace {
 
-constexpr std::int64_t kMaxSize = std::int64_t(1) << 31;
-
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
-/// Splits one line on commas and trims every field (no quoting).
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    const std::size_t comma = line.find(',');
-    out.push_back(trim(line.substr(0, comma)));
-    if (comma == std::string_view::npos) break;
-    line.remove_prefix(comma + 1);
-  }
-  return out;
-}
+constexpr std::int64_t kMaxSize = kMaxShapeDim;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -74,9 +54,6 @@ std::optional<Column> column_of(std::string_view field) {
 }
 
 /// Reports "<source>:<line>: <what>".
-[[noreturn]] void fail(std::string_view source, int line, const std::string& what) {
-  throw InputError(fmt::format("{}:{}: {}", source, line, what));
-}
 
 std::int64_t parse_size(std::string_view field, std::string_view column, std::string_view source,
                         int line) {
@@ -85,10 +62,11 @@ std::int64_t parse_size(std::string_view field, std::string_view column, std::st
   const auto [ptr, ec] = std::from_chars(field.data(), end, v);
   const bool too_big = ec == std::errc::result_out_of_range && field.front() != '-';
   if (ec == std::errc::invalid_argument || ptr != end || (!too_big && v <= 0))
-    fail(source, line, fmt::format("{} must be a positive integer, got '{}'", column, field));
+    fail_at_line(source, line,
+                 fmt::format("{} must be a positive integer, got '{}'", column, field));
   if (too_big || v > kMaxSize)
-    fail(source, line,
-         fmt::format("{} must be at most 2^31 ({}), got '{}'", column, kMaxSize, field));
+    fail_at_line(source, line,
+                 fmt::format("{} must be at most 2^31 ({}), got '{}'", column, kMaxSize, field));
   return v;
 }
 
@@ -97,7 +75,7 @@ double parse_weight(std::string_view field, std::string_view source, int line) {
   const char* end = field.data() + field.size();
   const auto [ptr, ec] = std::from_chars(field.data(), end, v);
   if (field.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < 0)
-    fail(source, line, fmt::format("weight must be a finite number >= 0, got '{}'", field));
+    fail_at_line(source, line, fmt::format("weight must be a finite number >= 0, got '{}'", field));
   return v;
 }
 
@@ -120,9 +98,9 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
     const std::size_t nl = text.find('\n');
     const std::string_view raw = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    const std::string_view line = trim(raw);
+    const std::string_view line = trim_field(raw);
     if (line.empty() || line.front() == '#') continue;
-    const std::vector<std::string_view> fields = split_fields(line);
+    const std::vector<std::string_view> fields = split_csv_fields(line);
 
     if (!have_header) {
       have_header = true;
@@ -130,25 +108,28 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
       for (std::size_t i = 0; i < fields.size(); ++i) {
         const auto col = column_of(fields[i]);
         if (!col)
-          fail(source, line_no,
-               fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight, layout)",
-                           fields[i]));
+          fail_at_line(
+              source, line_no,
+              fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight, layout)",
+                          fields[i]));
         if (index[*col] >= 0)
-          fail(source, line_no, fmt::format("duplicate column '{}'", kColumnNames[*col]));
+          fail_at_line(source, line_no, fmt::format("duplicate column '{}'", kColumnNames[*col]));
         index[*col] = int(i);
       }
       for (Column c : {kName, kM, kN, kK})
         if (index[c] < 0)
-          fail(source, line_no,
-               fmt::format("missing column '{}' (header has: {})", kColumnNames[c], join(fields)));
+          fail_at_line(
+              source, line_no,
+              fmt::format("missing column '{}' (header has: {})", kColumnNames[c], join(fields)));
       continue;
     }
 
     if (fields.size() != width)
-      fail(source, line_no, fmt::format("expected {} fields, got {}", width, fields.size()));
+      fail_at_line(source, line_no,
+                   fmt::format("expected {} fields, got {}", width, fields.size()));
     Shape s;
     s.name = std::string(fields[index[kName]]);
-    if (s.name.empty()) fail(source, line_no, "empty name");
+    if (s.name.empty()) fail_at_line(source, line_no, "empty name");
     s.M = parse_size(fields[index[kM]], "M", source, line_no);
     s.N = parse_size(fields[index[kN]], "N", source, line_no);
     s.K = parse_size(fields[index[kK]], "K", source, line_no);
@@ -156,20 +137,22 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
       const std::string_view d = fields[index[kDtype]];
       const auto dtype = parse_dtype(d);
       if (!dtype)
-        fail(source, line_no, fmt::format("unknown dtype '{}' (expected bf16, f16, f32, fp8)", d));
+        fail_at_line(source, line_no,
+                     fmt::format("unknown dtype '{}' (expected bf16, f16, f32, fp8)", d));
       s.dtype = *dtype;
     }
     if (index[kWeight] >= 0) s.weight = parse_weight(fields[index[kWeight]], source, line_no);
     if (index[kLayout] >= 0) {
       const std::string_view l = fields[index[kLayout]];
       if (!l.empty() && std::find(kLayouts.begin(), kLayouts.end(), l) == kLayouts.end())
-        fail(source, line_no, fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", l));
+        fail_at_line(source, line_no,
+                     fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", l));
       s.layout = std::string(l);
     }
     const auto [it, inserted] = first_line.emplace(s.name, line_no);
     if (!inserted)
-      fail(source, line_no,
-           fmt::format("duplicate shape name '{}' (first on line {})", s.name, it->second));
+      fail_at_line(source, line_no,
+                   fmt::format("duplicate shape name '{}' (first on line {})", s.name, it->second));
     shapes.push_back(std::move(s));
   }
 
@@ -210,7 +193,7 @@ std::string format_shape_csv(const std::vector<Shape>& shapes) {
   for (const Shape& s : shapes) {
     // Unnamed shapes get their MxNxK label so the file loads back (names are required there).
     const std::string name = s.label();
-    if (name.find_first_of(",\n\r") != std::string::npos || trim(name) != name ||
+    if (name.find_first_of(",\n\r") != std::string::npos || trim_field(name) != name ||
         name.front() == '#')
       throw InputError(fmt::format(
           "cannot write shape name '{}' to CSV (no commas, line breaks, leading '#', or "

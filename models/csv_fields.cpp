@@ -1,0 +1,33 @@
+#include "models/csv_fields.hpp"
+
+#include "ir/error.hpp"
+
+#include <fmt/format.h>
+
+namespace tv {
+
+std::string_view trim_field(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!s.empty() && is_space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_csv_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const std::size_t comma = line.find(',');
+    out.push_back(trim_field(line.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    line.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+void fail_at_line(std::string_view source, int line, const std::string& what) {
+  throw InputError(fmt::format("{}:{}: {}", source, line, what));
+}
+
+} // namespace tv
