@@ -97,34 +97,29 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
   const long long n_train = (long long)train.rows().size();
   std::vector<MethodResult> out;
 
-  MethodResult e;
-  e.key = "expert";
-  e.label = "expert";
-  e.program = expert;
-  e.train = train.score(expert);
-  e.test = test.score(expert);
-  e.cost_note = "hand-written";
-  out.push_back(e);
-
-  MethodResult b;
-  b.key = "best_single";
-  b.program = best_single_config(train);
-  b.label = fmt::format("best single config ({})", b.program->default_config.brief());
-  b.train = train.score(*b.program);
-  b.test = test.score(*b.program);
-  b.kernel_runs = n_configs * n_train;
-  b.cost_note = fmt::format("{} configs x {} training shapes", n_configs, n_train);
-  out.push_back(b);
-
-  MethodResult m;
-  m.key = "per_m_table";
-  m.program = per_m_table(train);
-  m.label = fmt::format("per-M table ({} rules)", m.program->rules.size());
-  m.train = train.score(*m.program);
-  m.test = test.score(*m.program);
-  m.kernel_runs = n_configs * n_train;
-  m.cost_note = fmt::format("{} configs x {} training shapes", n_configs, n_train);
-  out.push_back(m);
+  // A method defined by a program: scored on both halves.
+  auto program_method = [&](std::string key, std::string label, Program prog, long long runs,
+                            std::string note) {
+    MethodResult m;
+    m.key = std::move(key);
+    m.label = std::move(label);
+    m.train = train.score(prog);
+    m.test = test.score(prog);
+    m.program = std::move(prog);
+    m.kernel_runs = runs;
+    m.cost_note = std::move(note);
+    return m;
+  };
+  const std::string tuning = fmt::format("{} configs x {} training shapes", n_configs, n_train);
+  out.push_back(program_method("expert", "expert", expert, 0, "hand-written"));
+  const Program single = best_single_config(train);
+  out.push_back(program_method(
+      "best_single", fmt::format("best single config ({})", single.default_config.brief()), single,
+      n_configs * n_train, tuning));
+  const Program table = per_m_table(train);
+  out.push_back(program_method("per_m_table",
+                               fmt::format("per-M table ({} rules)", table.rules.size()), table,
+                               n_configs * n_train, tuning));
 
   if (auto v = vendor_method(train, test, backend)) out.push_back(std::move(*v));
 
