@@ -110,9 +110,9 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--probe-margin", o->evo.cascade.probe_margin,
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
       ->capture_default_str();
-  cmd->add_flag("--no-cascade{false}", o->evo.cascade.enabled,
+  cmd->add_flag_callback("--no-cascade", [o] { o->evo.cascade.enabled = false; },
                 "skip the probe stage: time every launchable child on all training shapes");
-  cmd->add_flag("--keep-unexercised{false}", o->evo.drop_unexercised,
+  cmd->add_flag_callback("--keep-unexercised", [o] { o->evo.drop_unexercised = false; },
                 "keep rules of a child that decide no training shape (by default they are "
                 "dropped: their configs were never timed)");
   cmd->add_flag("--one-field", o->one_field,
