@@ -35,9 +35,10 @@ int main(int argc, char** argv) {
   }
   std::sort(total.begin(), total.end());
   std::sort(evolve_only.begin(), evolve_only.end());
-  fmt::print("bench_evolve: {} programs on the lecture shapes ({}), {} threads: median {:.3f} s end "
-             "to end ({:.3f} s in the loop), min {:.3f} s over {} runs (target < 1 s on 2 cores; "
-             "test fraction of oracle {:.3f})\n",
-             budget, gpu, omp_get_max_threads(), total[total.size() / 2],
-             evolve_only[evolve_only.size() / 2], total[0], repeats, fraction);
+  fmt::print(
+      "bench_evolve: {} programs on the lecture shapes ({}), {} threads: median {:.3f} s end "
+      "to end ({:.3f} s in the loop), min {:.3f} s over {} runs (target < 1 s on 2 cores; "
+      "test fraction of oracle {:.3f})\n",
+      budget, gpu, omp_get_max_threads(), total[total.size() / 2],
+      evolve_only[evolve_only.size() / 2], total[0], repeats, fraction);
 }

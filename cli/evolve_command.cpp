@@ -110,11 +110,13 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--probe-margin", o->evo.cascade.probe_margin,
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
       ->capture_default_str();
-  cmd->add_flag_callback("--no-cascade", [o] { o->evo.cascade.enabled = false; },
-                "skip the probe stage: time every launchable child on all training shapes");
-  cmd->add_flag_callback("--keep-unexercised", [o] { o->evo.drop_unexercised = false; },
-                "keep rules of a child that decide no training shape (by default they are "
-                "dropped: their configs were never timed)");
+  cmd->add_flag_callback(
+      "--no-cascade", [o] { o->evo.cascade.enabled = false; },
+      "skip the probe stage: time every launchable child on all training shapes");
+  cmd->add_flag_callback(
+      "--keep-unexercised", [o] { o->evo.drop_unexercised = false; },
+      "keep rules of a child that decide no training shape (by default they are "
+      "dropped: their configs were never timed)");
   cmd->add_flag("--one-field", o->one_field,
                 "mock LLM makes only one-field edits (the 'small LLM' ablation)");
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,

@@ -20,7 +20,8 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec) {
                  "timing backend: analytic (the GPU model) or replay:FILE (recorded measurements)")
       ->capture_default_str();
   cmd.add_option("--expert", spec.expert,
-                 "expert program file (the reference); default data/experts/lecture.py, or lecture_amd.py on AMD GPUs");
+                 "expert program file (the reference); default data/experts/lecture.py, or "
+                 "lecture_amd.py on AMD GPUs");
 }
 
 } // namespace tv

@@ -5,7 +5,9 @@
 
 namespace tv {
 
-std::string AnalyticBackend::name() const { return "analytic (" + gpu_.name + ")"; }
+std::string AnalyticBackend::name() const {
+  return "analytic (" + gpu_.name + ")";
+}
 
 std::vector<Measurement> AnalyticBackend::time(const std::vector<TimingRequest>& batch) {
   std::vector<Measurement> out(batch.size());

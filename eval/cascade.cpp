@@ -167,12 +167,12 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) 
       return ev;
     }
     ev.probe = probe_scorer_->score_times(times);
-    if (reference_probe > 0 && ev.probe.speedup_vs_expert <
-                                   (1.0 - options_.probe_margin) * reference_probe) {
+    if (reference_probe > 0 &&
+        ev.probe.speedup_vs_expert < (1.0 - options_.probe_margin) * reference_probe) {
       ev.stage = Stage::probe_reject;
-      ev.reason = fmt::format("probe speedup {:.3f} < {:.3f} x parent's {:.3f}",
-                              ev.probe.speedup_vs_expert, 1.0 - options_.probe_margin,
-                              reference_probe);
+      ev.reason =
+          fmt::format("probe speedup {:.3f} < {:.3f} x parent's {:.3f}", ev.probe.speedup_vs_expert,
+                      1.0 - options_.probe_margin, reference_probe);
       return ev;
     }
   }
@@ -195,8 +195,9 @@ std::vector<double> CascadeEvaluator::cached_times(const Program& p,
   times.reserve(rows.size());
   for (auto r : rows) {
     auto it = cache_.find(Key{r, p.choose(problem_->shape(r))});
-    times.push_back(it != cache_.end() && it->second.ok() ? it->second.seconds
-                                                          : std::numeric_limits<double>::infinity());
+    times.push_back(it != cache_.end() && it->second.ok()
+                        ? it->second.seconds
+                        : std::numeric_limits<double>::infinity());
   }
   return times;
 }

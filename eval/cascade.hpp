@@ -18,8 +18,8 @@ namespace tv {
 
 /// Options of the cascade.
 struct CascadeOptions {
-  bool enabled = true;      ///< false: skip stage 1 (every launchable child is fully timed)
-  int probe_count = 6;      ///< probe shapes chosen automatically from the training shapes
+  bool enabled = true; ///< false: skip stage 1 (every launchable child is fully timed)
+  int probe_count = 6; ///< probe shapes chosen automatically from the training shapes
   std::vector<std::string> probe_shapes; ///< explicit probe shape names (overrides probe_count)
   double probe_margin = 0.03; ///< stop a child whose probe score < (1 - margin) x its parent's
 };

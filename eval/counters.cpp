@@ -27,13 +27,16 @@ constexpr std::pair<const char*, long long Counters::*> kFields[] = {
 } // namespace
 
 void Counters::add(const Counters& o) {
-  for (const auto& [name, field] : kFields) this->*field += o.*field;
-  for (const auto& [k, v] : o.static_reasons) static_reasons[k] += v;
+  for (const auto& [name, field] : kFields)
+    this->*field += o.*field;
+  for (const auto& [k, v] : o.static_reasons)
+    static_reasons[k] += v;
 }
 
 nlohmann::json Counters::to_json() const {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, field] : kFields) j[name] = this->*field;
+  for (const auto& [name, field] : kFields)
+    j[name] = this->*field;
   j["static_reasons"] = static_reasons;
   return j;
 }

@@ -21,9 +21,9 @@ std::string_view status_name(MeasureStatus s) {
 }
 
 bool parse_status(std::string_view text, MeasureStatus& out) {
-  for (MeasureStatus s : {MeasureStatus::ok, MeasureStatus::unlaunchable,
-                          MeasureStatus::compile_error, MeasureStatus::wrong_result,
-                          MeasureStatus::timeout, MeasureStatus::unmeasured})
+  for (MeasureStatus s :
+       {MeasureStatus::ok, MeasureStatus::unlaunchable, MeasureStatus::compile_error,
+        MeasureStatus::wrong_result, MeasureStatus::timeout, MeasureStatus::unmeasured})
     if (status_name(s) == text) {
       out = s;
       return true;

@@ -49,7 +49,7 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   p->backend = make_backend(spec.backend, p->gpu);
   p->shapes_path = spec.shapes.empty() ? data_path("shapes/lecture.csv") : spec.shapes;
   // The lecture's expert, in its AMD form (2 stages) on AMD GPUs, unless one is given.
-  p->expert_path = !spec.expert.empty()      ? spec.expert
+  p->expert_path = !spec.expert.empty()     ? spec.expert
                    : p->gpu.vendor == "amd" ? data_path("experts/lecture_amd.py")
                                             : data_path("experts/lecture.py");
   p->expert = load_program_file(p->expert_path);
@@ -83,8 +83,10 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     }
     return it->second;
   };
-  for (const auto& s : train) p->train_rows.push_back(row_of(s));
-  for (const auto& s : test) p->test_rows.push_back(row_of(s));
+  for (const auto& s : train)
+    p->train_rows.push_back(row_of(s));
+  for (const auto& s : test)
+    p->test_rows.push_back(row_of(s));
 
   p->table = std::make_unique<TimeTable>(p->backend->table(rows));
   if (auto issues = p->static_issues(p->expert); !issues.empty())

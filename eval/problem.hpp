@@ -2,9 +2,9 @@
 /// A tuning problem: GPU, shapes, train/test split, expert program and the time table.
 #include "eval/score.hpp"
 #include "eval/timing_backend.hpp"
-#include "models/static_check.hpp"
 #include "ir/program.hpp"
 #include "models/gpu.hpp"
+#include "models/static_check.hpp"
 #include "models/time_table.hpp"
 
 #include <cstdint>
@@ -20,8 +20,8 @@ struct ProblemSpec {
   std::string shapes;      ///< CSV; default data/shapes/lecture.csv
   std::string test_shapes; ///< optional CSV: train on all of `shapes`, test on this
   std::string split = "random";
-  std::string expert;      ///< program file; default data/experts/lecture.py
-  std::uint64_t seed = 0;  ///< seed of the random split
+  std::string expert;               ///< program file; default data/experts/lecture.py
+  std::uint64_t seed = 0;           ///< seed of the random split
   std::string backend = "analytic"; ///< timing backend spec (see backend_factory.hpp)
 };
 
@@ -47,7 +47,8 @@ struct Problem {
 };
 
 /// Loads files, applies the split, makes the backend, checks the expert statically and
-/// builds the table from the backend. Throws InputError for any bad input (naming the file and what was wrong).
+/// builds the table from the backend. Throws InputError for any bad input (naming the file and what
+/// was wrong).
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
 
 } // namespace tv

@@ -55,17 +55,22 @@ std::string methods_table(const std::vector<MethodResult>& methods) {
   TextTable t({"method", "train vs expert", "train of oracle", "test vs expert", "test of oracle",
                "kernel runs to tune"});
   for (const auto& m : methods)
-    t.add({m.label, fmt_speedup(m.train), fmt_fraction(m.train), fmt_speedup(m.test),
-           fmt_fraction(m.test), m.kernel_runs ? fmt::format("{}", m.kernel_runs) : "0",
-           });
+    t.add({
+        m.label,
+        fmt_speedup(m.train),
+        fmt_fraction(m.train),
+        fmt_speedup(m.test),
+        fmt_fraction(m.test),
+        m.kernel_runs ? fmt::format("{}", m.kernel_runs) : "0",
+    });
   return t.str();
 }
 
 std::string problem_header(const Problem& p) {
   return fmt::format("GPU {} ({}), backend {}; {} shapes from {}{}\n"
                      "split: {} -> {} train, {} test; {} launchable configs\n",
-                     p.gpu.name, p.gpu.full_name, p.backend->name(), p.table->shapes().size(), p.shapes_path,
-                     p.test_shapes_path.empty() ? "" : " and " + p.test_shapes_path,
+                     p.gpu.name, p.gpu.full_name, p.backend->name(), p.table->shapes().size(),
+                     p.shapes_path, p.test_shapes_path.empty() ? "" : " and " + p.test_shapes_path,
                      p.split_description, p.train_rows.size(), p.test_rows.size(),
                      p.table->configs().size());
 }

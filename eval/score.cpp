@@ -11,7 +11,8 @@ namespace tv {
 Scorer::Scorer(const TimeTable& table, std::vector<std::size_t> rows, const Program& expert)
     : table_(&table), rows_(std::move(rows)) {
   double wsum = 0;
-  for (std::size_t r : rows_) wsum += table.shapes()[r].weight;
+  for (std::size_t r : rows_)
+    wsum += table.shapes()[r].weight;
   if (rows_.empty() || !(wsum > 0)) throw InputError("empty shape set (or all weights zero)");
   expert_ = program_times(expert);
   for (std::size_t i = 0; i < rows_.size(); ++i) {

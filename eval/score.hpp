@@ -11,10 +11,10 @@ namespace tv {
 
 /// Figures of one program on one shape subset; geometric means weighted by shape weight.
 struct SetScore {
-  bool valid = false;             ///< false when some shape has no time (problem says why)
-  std::string problem;            ///< e.g. "llama3-8b:o:M1: 16x16x16 w8 s1 g1 is not in the table"
-  double speedup_vs_expert = 0;   ///< geomean of expert time / program time
-  double fraction_of_oracle = 0;  ///< geomean of oracle time / program time (<= 1)
+  bool valid = false;            ///< false when some shape has no time (problem says why)
+  std::string problem;           ///< e.g. "llama3-8b:o:M1: 16x16x16 w8 s1 g1 is not in the table"
+  double speedup_vs_expert = 0;  ///< geomean of expert time / program time
+  double fraction_of_oracle = 0; ///< geomean of oracle time / program time (<= 1)
   std::size_t shapes = 0;
 };
 

@@ -17,9 +17,11 @@ bool numeric(const std::string& s) {
 
 std::string TextTable::str() const {
   std::vector<std::size_t> w(header_.size(), 0);
-  for (std::size_t i = 0; i < header_.size(); ++i) w[i] = width(header_[i]);
+  for (std::size_t i = 0; i < header_.size(); ++i)
+    w[i] = width(header_[i]);
   for (const auto& r : rows_)
-    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i)
+      w[i] = std::max(w[i], width(r[i]));
   auto line = [&](const std::vector<std::string>& r, bool align_numbers) {
     std::string out;
     for (std::size_t i = 0; i < w.size(); ++i) {
@@ -28,14 +30,17 @@ std::string TextTable::str() const {
       out += (align_numbers && numeric(cell)) ? pad + cell : cell + pad;
       if (i + 1 < w.size()) out += "  ";
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
     return out + "\n";
   };
   std::string s = line(header_, false);
   std::size_t total = 0;
-  for (auto x : w) total += x + 2;
+  for (auto x : w)
+    total += x + 2;
   s += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
-  for (const auto& r : rows_) s += line(r, true);
+  for (const auto& r : rows_)
+    s += line(r, true);
   return s;
 }
 

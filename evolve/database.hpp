@@ -17,19 +17,19 @@ struct Candidate {
   std::uint64_t id = 0;     ///< unique, increasing in creation order
   std::uint64_t parent = 0; ///< id of the parent (0 for the seed program)
   Program program;
-  double score = 0;         ///< train speedup over the expert (higher is better)
+  double score = 0; ///< train speedup over the expert (higher is better)
   int island = 0;
 };
 
 /// Sizes and rates; defaults suit runs of 100 to 10,000 programs.
 struct DatabaseOptions {
   int islands = 4;
-  int island_capacity = 32;      ///< programs kept per island (worst evicted)
-  int archive_size = 16;         ///< global elites
-  int migration_interval = 100;  ///< programs added between migrations
-  int inspirations = 2;          ///< inspirations returned with each parent
-  double exploit_rate = 0.7;     ///< parent from the island's best third; else uniform / grid
-  double archive_rate = 0.1;     ///< parent from the global archive
+  int island_capacity = 32;     ///< programs kept per island (worst evicted)
+  int archive_size = 16;        ///< global elites
+  int migration_interval = 100; ///< programs added between migrations
+  int inspirations = 2;         ///< inspirations returned with each parent
+  double exploit_rate = 0.7;    ///< parent from the island's best third; else uniform / grid
+  double archive_rate = 0.1;    ///< parent from the global archive
 };
 
 /// What to mutate next.

@@ -20,7 +20,9 @@ namespace {
 
 constexpr int kCheckpointVersion = 1;
 
-std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
+std::string hex64(std::uint64_t v) {
+  return fmt::format("{:016x}", v);
+}
 
 /// Deterministic 64-bit digest of a string (for checksums and fingerprints).
 std::uint64_t digest(const std::string& s) {
@@ -28,11 +30,13 @@ std::uint64_t digest(const std::string& s) {
   std::size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) {
     std::uint64_t w = 0;
-    for (int b = 0; b < 8; ++b) w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
+    for (int b = 0; b < 8; ++b)
+      w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
     h = hash_mix(h, w);
   }
   std::uint64_t w = s.size();
-  for (int b = 0; i < s.size(); ++i, ++b) w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
+  for (int b = 0; i < s.size(); ++i, ++b)
+    w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
   return hash_mix(h, w);
 }
 
@@ -81,7 +85,8 @@ template <class T> T get_field(const nlohmann::json& j, const char* key, const c
 /// config for every training shape, so timing one tells everything about the other.
 std::uint64_t behaviour(const Program& p, const Problem& problem) {
   std::uint64_t h = 0x6265686176696f72ULL;
-  for (auto r : problem.train_rows) h = hash_mix(h, hash_value(p.choose(problem.shape(r))));
+  for (auto r : problem.train_rows)
+    h = hash_mix(h, hash_value(p.choose(problem.shape(r))));
   return h;
 }
 
@@ -147,7 +152,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
 struct Evolution::State {
   State(const Problem& p, const EvolutionOptions& o)
       : rng(o.seed), db(o.database), eval(p, o.cascade) {
-    for (auto r : p.train_rows) train_shapes.push_back(p.shape(r));
+    for (auto r : p.train_rows)
+      train_shapes.push_back(p.shape(r));
   }
   Rng rng;
   ProgramDatabase db;
@@ -156,12 +162,12 @@ struct Evolution::State {
   Counters counters;
   std::map<std::string, Counters> per_op;
   std::vector<Improvement> improvements;
-  std::set<std::uint64_t> seen;   ///< structural hashes of programs already evaluated
+  std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
   std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
-  std::vector<double> best_times; ///< best time seen per training shape
+  std::vector<double> best_times;     ///< best time seen per training shape
   std::vector<Shape> train_shapes;
   std::uint64_t next_id = 1;
-  long long done = 0;             ///< programs proposed (the seed is not counted)
+  long long done = 0; ///< programs proposed (the seed is not counted)
   long long since_best = 0;
   bool seeded = false;
   std::string best_reply, best_op = "seed";
@@ -217,7 +223,8 @@ void Evolution::seed_run() {
   State& s = *s_;
   const Program& expert = problem_->expert;
   std::vector<std::string> probe_names;
-  for (auto r : s.eval.probe_rows()) probe_names.push_back(problem_->shape(r).label());
+  for (auto r : s.eval.probe_rows())
+    probe_names.push_back(problem_->shape(r).label());
   if (s.events)
     s.events->write({{"event", "start"},
                      {"seed", options_.seed},
@@ -285,7 +292,8 @@ void Evolution::step_batch(long long count) {
     }
     p.request.seed = s.rng.next();
   }
-  for (auto& p : batch) p.reply = mutator_->propose(p.request);
+  for (auto& p : batch)
+    p.reply = mutator_->propose(p.request);
 
   for (auto& p : batch) {
     ++s.done;
@@ -363,7 +371,8 @@ void Evolution::step_batch(long long count) {
     s.counters.add(delta);
     s.per_op[op].add(delta);
     std::vector<std::uint64_t> insp;
-    for (const auto& i : p.sample.inspirations) insp.push_back(i.id);
+    for (const auto& i : p.sample.inspirations)
+      insp.push_back(i.id);
     const double score = stage == Stage::full ? ev.train.speedup_vs_expert : 0.0;
     s.lineage.add({id, op, std::string(stage_name(stage)), score}, parent.id, insp);
     if (s.events) {
@@ -382,8 +391,8 @@ void Evolution::step_batch(long long count) {
       if (stage == Stage::full) e["train"] = score;
       s.events->write(e);
       if (delta.new_best)
-        s.events->write({{"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score},
-                         {"op", op}});
+        s.events->write(
+            {{"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score}, {"op", op}});
     }
   }
 }
@@ -395,7 +404,8 @@ EvolutionResult Evolution::loop() {
     if (!dir_.empty()) write_checkpoint();
   }
   while (true) {
-    if (s.done >= options_.budget) s.stop_reason = "budget";
+    if (s.done >= options_.budget)
+      s.stop_reason = "budget";
     else if (options_.stagnation > 0 && s.since_best >= options_.stagnation)
       s.stop_reason = "stagnation";
     else if (options_.target_score > 0 && s.db.best().score >= options_.target_score)
@@ -426,7 +436,8 @@ EvolutionResult Evolution::run() {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(dir_, ec);
-    if (ec) throw InputError(fmt::format("cannot create run directory '{}': {}", dir_, ec.message()));
+    if (ec)
+      throw InputError(fmt::format("cannot create run directory '{}': {}", dir_, ec.message()));
     if (fs::exists(dir_ + "/config.json") || fs::exists(dir_ + "/checkpoint.json"))
       throw InputError(fmt::format("'{}' already holds a run; continue it with --resume {} or "
                                    "choose another --out",
@@ -450,12 +461,13 @@ void Evolution::write_checkpoint() {
   st["rng"] = s.rng.state();
   st["database"] = s.db.to_json();
   st["counters"] = s.counters.to_json();
-  for (const auto& [op, c] : s.per_op) st["per_operator"][op] = c.to_json();
+  for (const auto& [op, c] : s.per_op)
+    st["per_operator"][op] = c.to_json();
   if (!st.contains("per_operator")) st["per_operator"] = nlohmann::json::object();
   st["improvements"] = nlohmann::json::array();
   for (const auto& i : s.improvements)
-    st["improvements"].push_back({{"program", i.program}, {"id", i.id}, {"score", i.score},
-                                  {"op", i.op}});
+    st["improvements"].push_back(
+        {{"program", i.program}, {"id", i.id}, {"score", i.score}, {"op", i.op}});
   st["seen"] = s.seen;
   st["behaviours"] = s.behaviours;
   st["best_times"] = s.best_times;
@@ -465,11 +477,12 @@ void Evolution::write_checkpoint() {
   st["events_offset"] = s.events ? s.events->sync() : 0;
   st["seconds"] = s.seconds();
   const std::string body = st.dump();
-  nlohmann::json cp{{"format", "tilevolve-checkpoint"},
-                    {"version", kCheckpointVersion},
-                    {"fingerprint", hex64(digest(run_config(*problem_, *mutator_, options_).dump()))},
-                    {"checksum", hex64(digest(body))},
-                    {"state", st}};
+  nlohmann::json cp{
+      {"format", "tilevolve-checkpoint"},
+      {"version", kCheckpointVersion},
+      {"fingerprint", hex64(digest(run_config(*problem_, *mutator_, options_).dump()))},
+      {"checksum", hex64(digest(body))},
+      {"state", st}};
   atomic_write(dir_ + "/checkpoint.json", cp.dump() + "\n");
   s.last_checkpoint = s.done;
 }
@@ -509,14 +522,17 @@ void Evolution::load_checkpoint() {
     throw InputError(fmt::format("{}: bad rng state", path));
   s.counters = Counters::from_json(get_field<nlohmann::json>(st, "counters", w));
   const auto per_op = get_field<nlohmann::json>(st, "per_operator", w);
-  for (const auto& [op, c] : per_op.items()) s.per_op[op] = Counters::from_json(c);
+  for (const auto& [op, c] : per_op.items())
+    s.per_op[op] = Counters::from_json(c);
   const auto improvements = get_field<nlohmann::json>(st, "improvements", w);
   for (const auto& i : improvements)
-    s.improvements.push_back({get_field<long long>(i, "program", w),
-                              get_field<std::uint64_t>(i, "id", w),
-                              get_field<double>(i, "score", w), get_field<std::string>(i, "op", w)});
-  for (auto h : get_field<std::vector<std::uint64_t>>(st, "seen", w)) s.seen.insert(h);
-  for (auto h : get_field<std::vector<std::uint64_t>>(st, "behaviours", w)) s.behaviours.insert(h);
+    s.improvements.push_back(
+        {get_field<long long>(i, "program", w), get_field<std::uint64_t>(i, "id", w),
+         get_field<double>(i, "score", w), get_field<std::string>(i, "op", w)});
+  for (auto h : get_field<std::vector<std::uint64_t>>(st, "seen", w))
+    s.seen.insert(h);
+  for (auto h : get_field<std::vector<std::uint64_t>>(st, "behaviours", w))
+    s.behaviours.insert(h);
   s.best_times = get_field<std::vector<double>>(st, "best_times", w);
   s.best_reply = get_field<std::string>(st, "best_reply", w);
   s.best_op = get_field<std::string>(st, "best_op", w);

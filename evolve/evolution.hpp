@@ -27,11 +27,11 @@ namespace tv {
 /// Knobs of one run; all have defaults.
 struct EvolutionOptions {
   std::uint64_t seed = 0;
-  long long budget = 1000;      ///< programs to propose (stop when reached)
-  long long stagnation = 0;     ///< stop after this many programs without a new best (0 = off)
-  double target_score = 0;      ///< stop when the best train speedup reaches this (0 = off)
-  double max_seconds = 0;       ///< stop after this wall time (0 = off; makes runs irreproducible)
-  int batch = 8;                ///< programs proposed between database updates
+  long long budget = 1000;  ///< programs to propose (stop when reached)
+  long long stagnation = 0; ///< stop after this many programs without a new best (0 = off)
+  double target_score = 0;  ///< stop when the best train speedup reaches this (0 = off)
+  double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
+  int batch = 8;            ///< programs proposed between database updates
   long long checkpoint_every = 100; ///< programs between checkpoints (run directory only)
   /// Drop rules of a child that decide no training shape before evaluating it: such a rule's
   /// config was never timed, so it would only be an untested guess on unseen shapes.
@@ -49,7 +49,7 @@ struct EvolutionOptions {
 struct Improvement {
   long long program = 0; ///< 1-based count of proposed programs at that moment
   std::uint64_t id = 0;
-  double score = 0;      ///< train speedup over the expert
+  double score = 0; ///< train speedup over the expert
   std::string op;
 };
 
@@ -66,8 +66,8 @@ struct EvolutionResult {
   Candidate best;
   SetScore best_train, best_test; ///< figures of the best program on both halves
   Program best_simplified;
-  std::string best_reply;         ///< the mutator reply that produced the best (empty = seed)
-  std::string best_diff;          ///< its SEARCH/REPLACE blocks, re-formatted
+  std::string best_reply; ///< the mutator reply that produced the best (empty = seed)
+  std::string best_diff;  ///< its SEARCH/REPLACE blocks, re-formatted
   std::string best_op;
   Counters counters;
   std::map<std::string, Counters> per_operator;

@@ -12,9 +12,9 @@ namespace tv {
 /// One program's node data.
 struct LineageNode {
   std::uint64_t id = 0;
-  std::string op;     ///< operator that produced it ("seed" for the expert)
-  std::string stage;  ///< furthest cascade stage reached ("full", "probe", "static", ...)
-  double score = 0;   ///< train score when fully evaluated, else 0
+  std::string op;    ///< operator that produced it ("seed" for the expert)
+  std::string stage; ///< furthest cascade stage reached ("full", "probe", "static", ...)
+  double score = 0;  ///< train score when fully evaluated, else 0
 };
 
 /// Directed graph parent -> child (kind "parent") and inspiration -> child ("inspiration").

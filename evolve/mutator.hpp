@@ -13,19 +13,19 @@ namespace tv {
 /// How the parent did on one training shape (what an LLM is told about its parent).
 struct ShapeFeedback {
   Shape shape;
-  Config config;          ///< the parent's choice for this shape
-  double seconds = 0;     ///< the parent's time
+  Config config;           ///< the parent's choice for this shape
+  double seconds = 0;      ///< the parent's time
   double best_seconds = 0; ///< best time seen for this shape so far in the run (<= seconds)
 };
 
 /// Everything a mutator may use to propose one child.
 struct MutationRequest {
-  std::string parent_text;                  ///< the parent's printed program
+  std::string parent_text;                    ///< the parent's printed program
   std::vector<std::string> inspiration_texts; ///< other good programs (for crossover)
-  double parent_score = 0;                  ///< train speedup over the expert
-  std::vector<ShapeFeedback> feedback;      ///< per-shape results of the parent (may be empty)
-  std::string previous_outcome;             ///< e.g. "block 1: not_found" for a retry; may be empty
-  std::uint64_t seed = 0;                   ///< all randomness of this proposal comes from here
+  double parent_score = 0;                    ///< train speedup over the expert
+  std::vector<ShapeFeedback> feedback;        ///< per-shape results of the parent (may be empty)
+  std::string previous_outcome; ///< e.g. "block 1: not_found" for a retry; may be empty
+  std::uint64_t seed = 0;       ///< all randomness of this proposal comes from here
 };
 
 /// A mutator's answer.

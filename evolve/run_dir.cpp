@@ -31,7 +31,8 @@ void atomic_write(const std::string& path, const std::string& content) {
   ::fsync(fd);
   ::close(fd);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InputError(fmt::format("cannot rename '{}' to '{}': {}", tmp, path, std::strerror(errno)));
+    throw InputError(
+        fmt::format("cannot rename '{}' to '{}': {}", tmp, path, std::strerror(errno)));
 }
 
 std::string read_file(const std::string& path) {
@@ -49,8 +50,8 @@ EventLog::EventLog(const std::string& path, std::uint64_t offset) : path_(path) 
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (ec || size < offset)
-      throw InputError(fmt::format("'{}' is shorter ({} bytes) than its checkpoint says ({})",
-                                   path, ec ? 0 : size, offset));
+      throw InputError(fmt::format("'{}' is shorter ({} bytes) than its checkpoint says ({})", path,
+                                   ec ? 0 : size, offset));
     std::filesystem::resize_file(path, offset, ec);
     if (ec) throw InputError(fmt::format("cannot truncate '{}': {}", path, ec.message()));
     file_ = std::fopen(path.c_str(), "ab");

@@ -11,7 +11,8 @@ namespace tv {
 namespace {
 std::string thousands(long long v) {
   std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(std::size_t(i), ",");
+  for (int i = int(s.size()) - 3; i > 0; i -= 3)
+    s.insert(std::size_t(i), ",");
   return v < 0 ? "-" + s : s;
 }
 } // namespace
@@ -28,9 +29,11 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"diff", r.best_diff}};
   j["train"] = score_json(r.best_train);
   j["test"] = score_json(r.best_test);
-  for (const auto& m : baselines) j["baselines"][m.key] = method_json(m);
+  for (const auto& m : baselines)
+    j["baselines"][m.key] = method_json(m);
   j["counters"] = r.counters.to_json();
-  for (const auto& [op, c] : r.per_operator) j["per_operator"][op] = c.to_json();
+  for (const auto& [op, c] : r.per_operator)
+    j["per_operator"][op] = c.to_json();
   j["improvements"] = nlohmann::json::array();
   for (const auto& i : r.improvements)
     j["improvements"].push_back(
@@ -75,7 +78,8 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   cost.add({"  fully evaluated", thousands(c.full)});
   cost.add({"kernel runs (timed shape x config pairs)", thousands(c.kernel_runs)});
   cost.add({"cache hits", thousands(c.cache_hits)});
-  cost.add({"exhaustive per-shape tuning of the training shapes", thousands(r.exhaustive_train_runs)});
+  cost.add(
+      {"exhaustive per-shape tuning of the training shapes", thousands(r.exhaustive_train_runs)});
   out += cost.str() + "\n";
   TextTable ops({"operator", "proposed", "full", "better than parent", "new best", "success"});
   for (const auto& [op, oc] : r.per_operator) {

@@ -9,12 +9,15 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 } // namespace
 
 Rng::Rng(std::uint64_t seed) {
   std::uint64_t x = seed;
-  for (auto& s : s_) s = splitmix64(x);
+  for (auto& s : s_)
+    s = splitmix64(x);
 }
 
 std::uint64_t Rng::next() {
@@ -35,12 +38,15 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
   const std::uint64_t n = range + 1;
   const std::uint64_t limit = ~std::uint64_t(0) - (~std::uint64_t(0) % n);
   std::uint64_t r;
-  do r = next();
+  do
+    r = next();
   while (r >= limit);
   return std::int64_t(std::uint64_t(lo) + r % n);
 }
 
-double Rng::uniform01() { return double(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform01() {
+  return double(next() >> 11) * 0x1.0p-53;
+}
 
 Rng Rng::fork(std::uint64_t stream) const {
   std::uint64_t x = s_[0] ^ rotl(s_[2], 13) ^ (stream * 0xd1342543de82ef95ULL + 1);
@@ -49,7 +55,8 @@ Rng Rng::fork(std::uint64_t stream) const {
 
 bool Rng::set_state(const std::vector<std::uint64_t>& st) {
   if (st.size() != 4) return false;
-  for (int i = 0; i < 4; ++i) s_[i] = st[i];
+  for (int i = 0; i < 4; ++i)
+    s_[i] = st[i];
   return true;
 }
 

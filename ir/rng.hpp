@@ -28,7 +28,8 @@ public:
   Rng fork(std::uint64_t stream) const;
   /// Fisher-Yates shuffle with this generator.
   template <class T> void shuffle(std::vector<T>& v) {
-    for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[index(i)]);
+    for (std::size_t i = v.size(); i > 1; --i)
+      std::swap(v[i - 1], v[index(i)]);
   }
   /// A uniformly chosen element; requires a non-empty vector.
   template <class T> const T& pick(const std::vector<T>& v) { return v[index(v.size())]; }

@@ -243,8 +243,7 @@ Program simplify(const Program& p) {
 
 namespace tv {
 
-Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shapes,
-                               int min_shapes) {
+Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shapes, int min_shapes) {
   std::vector<int> used(p.rules.size(), 0);
   for (const Shape& s : shapes)
     if (const int r = p.deciding_rule(s); r >= 0) ++used[std::size_t(r)];

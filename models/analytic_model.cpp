@@ -86,8 +86,8 @@ TimeBreakdown model_breakdown(const Shape& s, const Config& c, const Gpu& g, int
                         (peak_unit * warp_issue_efficiency(resident * c.warps) * tile_eff);
     const double feed = resident * stage_bytes / l2_unit;
     // Without pipelining a block waits for each load, then computes on its own warps.
-    const double own_math = 2.0 * c.BM * c.BN * c.BK /
-                            (peak_unit * warp_issue_efficiency(c.warps) * tile_eff);
+    const double own_math =
+        2.0 * c.BM * c.BN * c.BK / (peak_unit * warp_issue_efficiency(c.warps) * tile_eff);
     const double wait = c.stages >= 2 ? latency / (c.stages - 1) : latency + own_math;
     const double iter = smooth_max4(math, feed, wait);
     // Prologue fills the pipeline (one latency); the epilogue writes the C tile.

@@ -9,6 +9,8 @@ std::string data_dir() {
   return std::string(TILEVOLVE_SOURCE_DIR) + "/data";
 }
 
-std::string data_path(const std::string& relative) { return data_dir() + "/" + relative; }
+std::string data_path(const std::string& relative) {
+  return data_dir() + "/" + relative;
+}
 
 } // namespace tv

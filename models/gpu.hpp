@@ -26,18 +26,18 @@ struct Gpu {
   int max_threads_per_block = 1024;
   int max_threads_per_unit = 2048;
   int max_blocks_per_unit = 32;
-  int registers_per_unit = 65536;    ///< 32-bit registers per SM/CU (VGPR+AGPR lanes on AMD)
+  int registers_per_unit = 65536; ///< 32-bit registers per SM/CU (VGPR+AGPR lanes on AMD)
   int max_registers_per_thread = 255;
-  long long shared_per_unit = 0;     ///< shared memory / LDS per SM/CU
-  long long shared_per_block = 0;    ///< largest allocation one block may make
+  long long shared_per_unit = 0;  ///< shared memory / LDS per SM/CU
+  long long shared_per_block = 0; ///< largest allocation one block may make
   double l2_bytes = 0;
-  double infinity_cache_bytes = 0;   ///< 0 where there is none
+  double infinity_cache_bytes = 0;          ///< 0 where there is none
   std::map<std::string, double> peak_flops; ///< dense FLOP/s by dtype name ("bf16", "f16", ...)
   double hbm_bytes_per_s = 0;
   double l2_bytes_per_s = 0;
   double clock_hz = 0;
-  double mem_latency_s = 0;          ///< DRAM load latency seen by a block
-  double launch_overhead_s = 0;      ///< fixed kernel launch / tail cost
+  double mem_latency_s = 0;     ///< DRAM load latency seen by a block
+  double launch_overhead_s = 0; ///< fixed kernel launch / tail cost
   ConfigSpace space;
 
   /// Dense peak rate for `d` in FLOP/s (falls back to bf16 when the dtype is not listed).

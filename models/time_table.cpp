@@ -28,7 +28,8 @@ TimeTable::TimeTable(std::vector<Shape> shapes, std::vector<Config> configs,
   if (times_.shape()[0] != shapes_.size() || times_.shape()[1] != configs_.size())
     throw std::invalid_argument("TimeTable: times array does not match shapes x configs");
   config_index_.reserve(configs_.size() * 2);
-  for (std::size_t i = 0; i < configs_.size(); ++i) config_index_.emplace(configs_[i], int(i));
+  for (std::size_t i = 0; i < configs_.size(); ++i)
+    config_index_.emplace(configs_[i], int(i));
   for (std::size_t i = 0; i < shapes_.size(); ++i) {
     auto [it, fresh] = shape_index_.emplace(shapes_[i].label(), int(i));
     if (!fresh) throw InputError(fmt::format("duplicate shape '{}' in one shape set", it->first));
@@ -85,16 +86,18 @@ TimeTable build_model_table(const std::vector<Shape>& shapes, const Gpu& g) {
   std::vector<int> occupancy(std::size_t(nc) * dtypes.size());
 #pragma omp parallel for schedule(static)
   for (long long i = 0; i < nc * (long long)dtypes.size(); ++i)
-    occupancy[std::size_t(i)] = blocks_per_unit(configs[std::size_t(i % nc)], g,
-                                                 dtypes[std::size_t(i / nc)]);
+    occupancy[std::size_t(i)] =
+        blocks_per_unit(configs[std::size_t(i % nc)], g, dtypes[std::size_t(i / nc)]);
   std::vector<std::size_t> dtype_of(shapes.size());
   for (std::size_t s = 0; s < shapes.size(); ++s)
-    dtype_of[s] = std::size_t(std::find(dtypes.begin(), dtypes.end(), shapes[s].dtype) - dtypes.begin());
+    dtype_of[s] =
+        std::size_t(std::find(dtypes.begin(), dtypes.end(), shapes[s].dtype) - dtypes.begin());
 #pragma omp parallel for schedule(static)
   for (long long i = 0; i < ns * nc; ++i) {
     const auto s = std::size_t(i / nc), c = std::size_t(i % nc);
-    times(s, c) = model_breakdown(shapes[s], configs[c], g,
-                                  occupancy[dtype_of[s] * std::size_t(nc) + c]).total;
+    times(s, c) =
+        model_breakdown(shapes[s], configs[c], g, occupancy[dtype_of[s] * std::size_t(nc) + c])
+            .total;
   }
   return TimeTable(shapes, std::move(configs), std::move(times), true);
 }

@@ -20,7 +20,8 @@ Shape shape(std::int64_t m, std::int64_t n, std::int64_t k) {
 std::vector<Config> sample_configs(const Gpu& g) {
   std::vector<Config> out;
   const auto all = model_configs(g, {DType::bf16});
-  for (std::size_t i = 0; i < all.size(); i += 37) out.push_back(all[i]);
+  for (std::size_t i = 0; i < all.size(); i += 37)
+    out.push_back(all[i]);
   return out;
 }
 } // namespace
@@ -45,7 +46,8 @@ TEST_CASE("analytic_model: more bandwidth or more compute never slows a kernel")
   const Gpu& base = test::gpu("h100");
   Gpu more_bw = base, more_flops = base, more_l2 = base;
   more_bw.hbm_bytes_per_s *= 1.5;
-  for (auto& [k, v] : more_flops.peak_flops) v *= 1.5;
+  for (auto& [k, v] : more_flops.peak_flops)
+    v *= 1.5;
   more_l2.l2_bytes_per_s *= 1.5;
   for (const auto& s : test::lecture_shapes())
     for (const Config& c : sample_configs(base)) {
@@ -62,7 +64,8 @@ TEST_CASE("analytic_model: more bandwidth or more compute never slows a kernel")
 }
 
 TEST_CASE("analytic_model: unlaunchable configs have infinite time") {
-  CHECK(std::isinf(model_time(shape(128, 128, 128), cfg(256, 128, 64, 4, 3, 8), test::gpu("h100"))));
+  CHECK(
+      std::isinf(model_time(shape(128, 128, 128), cfg(256, 128, 64, 4, 3, 8), test::gpu("h100"))));
 }
 
 TEST_CASE("analytic_model: decode shapes are bound by streaming the weights") {
@@ -103,8 +106,8 @@ TEST_CASE("analytic_model: wave quantization - one tile more than the SMs costs 
   // 256x128 tiles, 8 warps: one block per SM. 132 tiles fill one wave, 136 need two rounds.
   const Config c = cfg(256, 128, 64, 8, 4, 8);
   REQUIRE(blocks_per_unit(c, g, DType::bf16) == 1);
-  const double full = model_time(shape(256 * 11, 128 * 12, 4096), c, g);    // 132 tiles
-  const double spill = model_time(shape(256 * 17, 128 * 8, 4096), c, g);    // 136 tiles
+  const double full = model_time(shape(256 * 11, 128 * 12, 4096), c, g); // 132 tiles
+  const double spill = model_time(shape(256 * 17, 128 * 8, 4096), c, g); // 136 tiles
   CHECK(spill > 1.6 * full);
 }
 
@@ -136,7 +139,8 @@ TEST_CASE("analytic_model: the lecture's structure on H100") {
   CHECK(big * 4 >= large_m * 3);       // most large-M oracles: big tiles, 8 warps, >= 3 stages
   CHECK(expert_15 * 4 >= large_m * 3); // and on most of them the expert is >= 15% slower
   double logsum = 0;
-  for (double x : large_m_slowdowns) logsum += std::log(x);
+  for (double x : large_m_slowdowns)
+    logsum += std::log(x);
   CHECK(std::exp(logsum / double(large_m_slowdowns.size())) >= 1.15);
   CHECK(intermediate_2x >= 1);
 }

@@ -1,16 +1,16 @@
 // End-to-end tests: run the real tilevolve binary on real files.
 #include "support/fixtures.hpp"
 
+#include "ir/rng.hpp"
 #include <array>
 #include <cstdio>
 #include <doctest/doctest.h>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <sstream>
-#include "ir/rng.hpp"
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <sys/wait.h>
 
 namespace {
@@ -22,13 +22,15 @@ struct Run {
 
 /// Runs tilevolve with `args` (a shell fragment); captures stdout, stderr to stdout when asked.
 Run run(const std::string& args, bool merge_stderr = false) {
-  const std::string cmd = std::string(TILEVOLVE_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string cmd =
+      std::string(TILEVOLVE_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Run r;
   FILE* f = popen(cmd.c_str(), "r");
   REQUIRE(f);
   std::array<char, 4096> buf;
   std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) r.out.append(buf.data(), n);
+  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0)
+    r.out.append(buf.data(), n);
   const int st = pclose(f);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
@@ -66,8 +68,7 @@ TEST_CASE("cli: baselines --json reports every method on train and test") {
       CHECK(s["fraction_of_oracle"].get<double>() <= 1.0 + 1e-12);
       CHECK(s["speedup_vs_expert"].get<double>() > 0);
     }
-  CHECK(j["methods"]["oracle"]["test"]["fraction_of_oracle"].get<double>() ==
-        doctest::Approx(1.0));
+  CHECK(j["methods"]["oracle"]["test"]["fraction_of_oracle"].get<double>() == doctest::Approx(1.0));
   CHECK(j["methods"]["best_single"]["test"]["fraction_of_oracle"].get<double>() <
         j["methods"]["per_m_table"]["test"]["fraction_of_oracle"].get<double>());
 }
@@ -124,7 +125,8 @@ bool run_and_kill(const std::vector<std::string>& args, useconds_t micros) {
   if (pid == 0) {
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(TILEVOLVE_BINARY));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     const int devnull = ::open("/dev/null", O_WRONLY);
     dup2(devnull, 1);
@@ -154,8 +156,9 @@ TEST_CASE("cli: evolve killed with SIGKILL at random moments resumes to the same
   int kills = 0;
   for (int trial = 0; trial < 4; ++trial) {
     const std::string dir = (base / fmt::format("k{}", trial)).string();
-    std::vector<std::string> args{"evolve", "--gpu", "h100", "--budget", "400", "--seed", "5",
-                                  "--checkpoint-every", "16", "--quiet", "--out", dir};
+    std::vector<std::string> args{"evolve", "--gpu",   "h100",  "--budget",
+                                  "400",    "--seed",  "5",     "--checkpoint-every",
+                                  "16",     "--quiet", "--out", dir};
     // Kill between 20 ms (loading) and 600 ms (near the end on a slow machine).
     if (run_and_kill(args, useconds_t(rng.uniform_int(20000, 600000)))) ++kills;
     if (!fs::exists(dir + "/config.json")) continue; // killed before the run directory existed

@@ -21,8 +21,8 @@ class ScriptedMutator : public Mutator {
 public:
   std::string name() const override { return "scripted"; }
   std::vector<std::string> operators() const override {
-    return {"fail", "garbage", "nomatch", "ambiguous", "unparsable", "noop",
-            "unlaunchable", "worse", "untimeable", "better"};
+    return {"fail", "garbage",      "nomatch", "ambiguous",  "unparsable",
+            "noop", "unlaunchable", "worse",   "untimeable", "better"};
   }
   MutationReply propose(const MutationRequest& r) override {
     const auto ops = operators();
@@ -55,8 +55,8 @@ public:
       rep.text = edit_default("Config(BM=32, BN=32, BK=32, warps=2, stages=2, group=1)");
     } else { // better: big tiles for prefill, above the default
       const std::string old_line = "    return " + print_config(parent.default_config) + "\n";
-      rep.text = "<<<<<<< SEARCH\n" + old_line + "=======\n    if M >= " +
-                 std::to_string(2048 << (n_ % 3)) +
+      rep.text = "<<<<<<< SEARCH\n" + old_line +
+                 "=======\n    if M >= " + std::to_string(2048 << (n_ % 3)) +
                  ":\n        return Config(BM=128, BN=256, BK=64, warps=8, stages=4, group=16)\n" +
                  old_line + ">>>>>>> REPLACE\n";
     }
@@ -131,7 +131,8 @@ TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never 
         c.proposed);
   // Per-operator counters add up to the totals.
   Counters sum;
-  for (const auto& [op, oc] : r.per_operator) sum.add(oc);
+  for (const auto& [op, oc] : r.per_operator)
+    sum.add(oc);
   CHECK(sum.proposed == c.proposed);
   CHECK(sum.kernel_runs == c.kernel_runs);
   // The same unlaunchable child proposed again is a no-op (known program), never timed.

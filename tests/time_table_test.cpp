@@ -1,9 +1,9 @@
-#include "models/time_table.hpp"
 #include "models/analytic_model.hpp"
 #include "models/launch.hpp"
+#include "models/time_table.hpp"
 
-#include <algorithm>
 #include "support/fixtures.hpp"
+#include <algorithm>
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -32,7 +32,8 @@ TEST_CASE("time_table: oracle is the row minimum and lookups strip AMD knobs") {
   for (std::size_t s = 0; s < t.shapes().size(); ++s) {
     const int o = t.oracle_config(s);
     REQUIRE(o >= 0);
-    for (std::size_t c = 0; c < t.configs().size(); ++c) CHECK(t.time(s, c) >= t.oracle_time(s));
+    for (std::size_t c = 0; c < t.configs().size(); ++c)
+      CHECK(t.time(s, c) >= t.oracle_time(s));
   }
   Config c = t.configs()[5];
   const int plain = t.config_index(c);

@@ -38,13 +38,15 @@ inline Comparison random_comparison(Rng& rng, std::int64_t scale = 64) {
 inline Program random_program(Rng& rng, int max_rules = 6, std::int64_t scale = 64,
                               int config_pool = 3) {
   std::vector<Config> pool;
-  for (int i = 0; i < config_pool; ++i) pool.push_back(random_config(rng));
+  for (int i = 0; i < config_pool; ++i)
+    pool.push_back(random_config(rng));
   Program p;
   const int n = int(rng.uniform_int(0, max_rules));
   for (int i = 0; i < n; ++i) {
     Rule r;
     const int terms = int(rng.uniform_int(0, 3));
-    for (int j = 0; j < terms; ++j) r.condition.terms.push_back(random_comparison(rng, scale));
+    for (int j = 0; j < terms; ++j)
+      r.condition.terms.push_back(random_comparison(rng, scale));
     r.config = rng.pick(pool);
     p.rules.push_back(r);
   }
