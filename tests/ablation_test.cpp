@@ -3,6 +3,7 @@
 #include "experiments/ablation.hpp"
 #include "experiments/svg.hpp"
 #include "ir/error.hpp"
+#include "support/shell.hpp"
 
 #include <array>
 #include <cstdio>
@@ -65,15 +66,9 @@ std::string read(const std::filesystem::path& p) {
 }
 
 int run_binary(const std::string& args, std::string& out) {
-  const std::string cmd = std::string(TILEVOLVE_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0)
-    out.append(buf.data(), n);
-  const int st = pclose(f);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>&1");
+  out += r.out;
+  return r.status;
 }
 
 } // namespace

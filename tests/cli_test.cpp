@@ -1,5 +1,6 @@
 // End-to-end tests: run the real tilevolve binary on real files.
 #include "support/fixtures.hpp"
+#include "support/shell.hpp"
 
 #include "ir/rng.hpp"
 #include <array>
@@ -15,32 +16,16 @@
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out;
-};
+using Run = tv::test::ShellResult;
 
-/// Runs tilevolve with `args` (a shell fragment); captures stdout, stderr to stdout when asked.
+/// Runs tilevolve with `args` (a shell fragment); stderr is merged into the output when asked.
 Run run(const std::string& args, bool merge_stderr = false) {
-  const std::string cmd =
-      std::string(TILEVOLVE_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Run r;
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0)
-    r.out.append(buf.data(), n);
-  const int st = pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args +
+                             (merge_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 std::string tv_test_read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return tv::test::read_text(path);
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {

@@ -3,6 +3,7 @@
 #include "experiments/lecture.hpp"
 #include "experiments/svg.hpp"
 #include "ir/error.hpp"
+#include "support/shell.hpp"
 
 #include <array>
 #include <cctype>
@@ -66,24 +67,11 @@ std::string read(const std::filesystem::path& p) {
   return ss.str();
 }
 
-struct Run {
-  int status = -1;
-  std::string out;
-};
+using Run = tv::test::ShellResult;
 
 /// Runs a shell command line, stdout and stderr captured together.
 Run run_shell(const std::string& line) {
-  const std::string cmd = "(" + line + ") 2>&1";
-  Run r;
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0)
-    r.out.append(buf.data(), n);
-  const int st = pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return tv::test::run_shell("(" + line + ") 2>&1");
 }
 
 Run run_binary(const std::string& args) {
