@@ -2,6 +2,9 @@
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
 
+#include "support/fixtures.hpp"
+#include "support/mutate.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -35,14 +38,7 @@ std::string error_of(const std::string& text) {
 const std::string kTriton = "type=triton_BLOCK-M=64_BLOCK-K=32_BLOCK-N=128_numstages=3_numwarps=4";
 
 Config make(int bm, int bn, int bk, int warps, int stages) {
-  Config c;
-  c.BM = bm;
-  c.BN = bn;
-  c.BK = bk;
-  c.warps = warps;
-  c.stages = stages;
-  c.group = kInductorGroupM;
-  return c;
+  return tv::test::cfg(bm, bn, bk, warps, stages, kInductorGroupM);
 }
 
 } // namespace
@@ -217,21 +213,7 @@ TEST_CASE("autoheuristic_data: mutated files parse or throw InputError, never cr
   Rng rng(7);
   int parsed = 0;
   for (int i = 0; i < 2000; ++i) {
-    std::string t = base;
-    const int edits = int(rng.uniform_int(1, 4));
-    for (int e = 0; e < edits && !t.empty(); ++e) {
-      const std::size_t at = rng.index(t.size());
-      switch (rng.uniform_int(0, 2)) {
-      case 0:
-        t.erase(at, 1);
-        break;
-      case 1:
-        t.insert(at, 1, alphabet[rng.index(alphabet.size())]);
-        break;
-      default:
-        t[at] = alphabet[rng.index(alphabet.size())];
-      }
-    }
+    const std::string t = tv::test::mutate_text(base, alphabet, rng);
     try {
       const auto d = parse_autoheuristic(t, "ah.txt");
       for (const auto& r : d.rows) {

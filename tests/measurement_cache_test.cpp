@@ -2,6 +2,8 @@
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
 
+#include "support/mutate.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -214,21 +216,7 @@ TEST_CASE("measurement_cache: mutated files parse or throw InputError, never cra
   Rng rng(11);
   int parsed = 0;
   for (int i = 0; i < 2000; ++i) {
-    std::string t = base;
-    const int edits = int(rng.uniform_int(1, 4));
-    for (int e = 0; e < edits && !t.empty(); ++e) {
-      const std::size_t at = rng.index(t.size());
-      switch (rng.uniform_int(0, 2)) {
-      case 0:
-        t.erase(at, 1);
-        break;
-      case 1:
-        t.insert(at, 1, alphabet[rng.index(alphabet.size())]);
-        break;
-      default:
-        t[at] = alphabet[rng.index(alphabet.size())];
-      }
-    }
+    const std::string t = tv::test::mutate_text(base, alphabet, rng);
     try {
       for (const auto& r : parse_measurement_cache(t, "cache.csv")) {
         // Whatever parses obeys the format's rules and reads back the same.

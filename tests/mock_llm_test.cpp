@@ -8,6 +8,8 @@
 #include "models/launch.hpp"
 #include "tests/support/random_program.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -24,12 +26,7 @@ using namespace tv;
 
 namespace {
 
-const Gpu& gpu(const std::string& name) {
-  static std::map<std::string, Gpu> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, find_gpu(name)).first;
-  return it->second;
-}
+using tv::test::gpu;
 
 const Program& lecture(const Gpu& g) {
   static const Program nvidia = load_program_file(data_path("experts/lecture.py"));

@@ -9,6 +9,8 @@
 #include "models/launch.hpp"
 #include "models/shape_file.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -25,24 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A GPU profile by name, loaded once.
-const Gpu& gpu(const std::string& name) {
-  static std::map<std::string, Gpu> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, find_gpu(name)).first;
-  return it->second;
-}
+using tv::test::gpu;
 
-Config cfg(int bm, int bn, int bk, int warps, int stages, int group) {
-  Config c;
-  c.BM = bm;
-  c.BN = bn;
-  c.BK = bk;
-  c.warps = warps;
-  c.stages = stages;
-  c.group = group;
-  return c;
-}
+using tv::test::cfg;
 
 /// A fresh directory under the system temp dir, removed when the object goes away.
 struct TempDir {

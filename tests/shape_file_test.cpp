@@ -2,6 +2,8 @@
 #include "ir/rng.hpp"
 #include "models/shape_file.hpp"
 
+#include "support/mutate.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -276,21 +278,7 @@ TEST_CASE("shape_file: corrupted files parse or throw InputError, never crash") 
   Rng rng(11);
   int parsed = 0, rejected = 0;
   for (int i = 0; i < 3000; ++i) {
-    std::string text = good;
-    for (int e = int(rng.uniform_int(1, 4)); e > 0; --e) {
-      const std::size_t at = rng.index(text.size() + 1);
-      const char c = alphabet[rng.index(alphabet.size())];
-      switch (rng.uniform_int(0, 2)) {
-      case 0:
-        text.insert(at, 1, c);
-        break;
-      case 1:
-        if (at < text.size()) text.erase(at, 1);
-        break;
-      default:
-        if (at < text.size()) text[at] = c;
-      }
-    }
+    const std::string text = tv::test::mutate_text(good, alphabet, rng);
     try {
       const auto shapes = parse_shape_csv(text, "fuzz.csv");
       ++parsed;

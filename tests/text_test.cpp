@@ -3,6 +3,8 @@
 #include "ir/text.hpp"
 #include "tests/support/random_program.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,16 +20,7 @@ using namespace tv;
 
 namespace {
 
-Config cfg(int bm, int bn, int bk, int w, int s, int g) {
-  Config c;
-  c.BM = bm;
-  c.BN = bn;
-  c.BK = bk;
-  c.warps = w;
-  c.stages = s;
-  c.group = g;
-  return c;
-}
+using tv::test::cfg;
 
 Comparison cmp(Feature f, CmpOp op, std::int64_t v) {
   return Comparison{f, op, v};
