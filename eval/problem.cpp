@@ -15,15 +15,8 @@
 
 namespace tv {
 
-std::vector<DType> Problem::dtypes() const {
-  std::vector<DType> out;
-  for (const auto& s : table->shapes())
-    if (std::find(out.begin(), out.end(), s.dtype) == out.end()) out.push_back(s.dtype);
-  return out;
-}
-
 std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
-  const auto ds = dtypes();
+  const auto& ds = dtypes_;
   std::vector<StaticIssue> issues = static_check(prog, gpu, ds);
   if (!issues.empty()) return issues;
   for (const Config& c : reachable_configs(prog))
@@ -89,6 +82,9 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     p->test_rows.push_back(row_of(s));
 
   p->table = std::make_unique<TimeTable>(p->backend->table(rows));
+  for (const auto& s : rows)
+    if (std::find(p->dtypes_.begin(), p->dtypes_.end(), s.dtype) == p->dtypes_.end())
+      p->dtypes_.push_back(s.dtype);
   if (auto issues = p->static_issues(p->expert); !issues.empty())
     throw InputError(fmt::format("{}: the expert program cannot run on {} with backend {}:\n{}",
                                  p->expert_path, p->gpu.name, p->backend->name(),

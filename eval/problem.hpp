@@ -37,13 +37,17 @@ struct Problem {
   std::vector<std::size_t> train_rows, test_rows;
   std::unique_ptr<Scorer> train, test;
 
-  /// Dtypes present in the shapes.
-  std::vector<DType> dtypes() const;
+  /// Dtypes present in the shapes (filled once by load_problem).
+  const std::vector<DType>& dtypes() const { return dtypes_; }
   /// Stage-0 check: every reachable branch must launch on the GPU and be timeable by the
   /// backend; empty when the program passes.
   std::vector<StaticIssue> static_issues(const Program& p) const;
   /// The shape of table row `r`.
   const Shape& shape(std::size_t r) const { return table->shapes()[r]; }
+
+private:
+  friend std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
+  std::vector<DType> dtypes_;
 };
 
 /// Loads files, applies the split, makes the backend, checks the expert statically and
