@@ -53,7 +53,9 @@ void run_evolve(EvolveOptions o) {
     o.spec.expert = pj.value("expert", "");
     o.spec.backend = pj.value("backend", "analytic");
     o.evo = EvolutionOptions::from_json(cfg["options"]);
-    o.one_field = cfg.value("mutator", "") == MockLlm(find_gpu(o.spec.gpu), {true}).name();
+    MockLlmOptions one_field;
+    one_field.one_field_only = true;
+    o.one_field = cfg.value("mutator", "") == MockLlm::name_for(one_field);
     o.out = o.resume;
   }
   auto problem = load_problem(o.spec);

@@ -1038,8 +1038,10 @@ MockLlm::MockLlm(Gpu gpu, MockLlmOptions options) : gpu_(std::move(gpu)), option
   }
 }
 
-std::string MockLlm::name() const {
-  return options_.one_field_only ? "mock-llm (one-field)" : "mock-llm";
+std::string MockLlm::name() const { return name_for(options_); }
+
+std::string MockLlm::name_for(const MockLlmOptions& options) {
+  return options.one_field_only ? "mock-llm (one-field)" : "mock-llm";
 }
 
 std::vector<std::string> MockLlm::operators() const {

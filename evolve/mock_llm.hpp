@@ -35,6 +35,8 @@ class MockLlm : public Mutator {
 public:
   /// A mock that proposes configs from `gpu`'s config space (launchability checked on `gpu`).
   explicit MockLlm(Gpu gpu, MockLlmOptions options = {});
+  /// The name a mock with `options` reports (as recorded in a run's config.json).
+  static std::string name_for(const MockLlmOptions& options);
   /// "mock-llm", or "mock-llm (one-field)" in one-field mode.
   std::string name() const override;
   /// "tweak", "targeted", "threshold", "split", "delete", "crossover" (only "tweak" and
