@@ -15,10 +15,12 @@ const MethodResult& StudyProblem::baseline(const std::string& key) const {
   return find_baseline(baselines, key);
 }
 
-StudyProblem load_study_problem(const std::string& gpu, const std::string& split) {
+StudyProblem load_study_problem(const std::string& gpu, const std::string& split,
+                                std::uint64_t split_seed) {
   ProblemSpec spec;
   spec.gpu = gpu;
   spec.split = split;
+  spec.seed = split_seed;
   StudyProblem s;
   s.problem = load_problem(spec);
   s.baselines = compute_baselines(*s.problem->train, *s.problem->test, s.problem->expert);

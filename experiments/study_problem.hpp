@@ -4,6 +4,7 @@
 #include "eval/baselines.hpp"
 #include "eval/problem.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,9 +23,10 @@ struct StudyProblem {
 /// The method with this key in `methods`; throws std::out_of_range when there is none.
 const MethodResult& find_baseline(const std::vector<MethodResult>& methods, const std::string& key);
 
-/// Loads the default lecture shapes and expert on `gpu` with `split` ("random", seed 0, or
-/// "model:NAME"); throws InputError for an unknown GPU or a bad split.
-StudyProblem load_study_problem(const std::string& gpu, const std::string& split);
+/// Loads the default lecture shapes and expert on `gpu` with `split` ("random" with
+/// `split_seed`, or "model:NAME"); throws InputError for an unknown GPU or a bad split.
+StudyProblem load_study_problem(const std::string& gpu, const std::string& split,
+                                std::uint64_t split_seed = 0);
 
 /// A short human name of a split spec: "random half/half", "train NAME, test the rest".
 std::string split_label(const std::string& split);

@@ -1,0 +1,95 @@
+#include "cli/splits_command.hpp"
+
+#include "experiments/split_study.hpp"
+#include "ir/error.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace tv {
+
+namespace {
+
+struct SplitsCommandOptions {
+  SplitStudyOptions study;
+  std::string out;
+  bool json = false;
+};
+
+nlohmann::json to_json(const SplitStudyResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    nlohmann::json tests = nlohmann::json::array(), trains = nlohmann::json::array();
+    for (const auto& run : row.evolved.runs) {
+      tests.push_back(run.best_test.fraction_of_oracle);
+      trains.push_back(run.best_train.fraction_of_oracle);
+    }
+    rows.push_back({{"split_seed", row.split_seed},
+                    {"per_m_table",
+                     {{"train_fraction_of_oracle", row.per_m_train.fraction_of_oracle},
+                      {"test_fraction_of_oracle", row.per_m_test.fraction_of_oracle}}},
+                    {"evolved",
+                     {{"train_fraction_of_oracle", trains},
+                      {"test_fraction_of_oracle", tests},
+                      {"train_median", row.evolved.train_fraction.median},
+                      {"test_median", row.evolved.test_fraction.median}}},
+                    {"test_gap", row.gap}});
+  }
+  return {{"command", "splits"},
+          {"gpu", r.options.gpu},
+          {"budget", r.options.budget},
+          {"seeds", r.options.seeds},
+          {"splits", rows},
+          {"mean_test_gap", r.mean_gap},
+          {"mean_test_gap_standard_error",
+           std::isfinite(r.mean_gap_se) ? nlohmann::json(r.mean_gap_se) : nlohmann::json()},
+          {"splits_at_least_per_m", r.splits_at_least},
+          {"run_test_gap_sd", r.run_gap_sd},
+          {"mean_train_gap", r.mean_train_gap}};
+}
+
+void run_splits_command(const SplitsCommandOptions& o) {
+  if (!o.out.empty() && std::filesystem::exists(o.out) && !std::filesystem::is_directory(o.out))
+    throw InputError(fmt::format("--out {}: exists and is not a directory", o.out));
+  const SplitStudyResult r = run_split_study(o.study);
+  if (o.json)
+    fmt::print("{}\n", to_json(r).dump(2));
+  else
+    fmt::print("{}", r.report.text());
+  if (!o.out.empty()) {
+    r.report.write(o.out);
+    if (!o.json) fmt::print("\nReport written to {}/report.md.\n", o.out);
+  }
+}
+
+} // namespace
+
+void add_splits_command(CLI::App& app) {
+  auto o = std::make_shared<SplitsCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "splits", "Generalization over random splits: on each split, evolution over seeds against "
+                "the per-M table built from the same training half (lecture shapes, analytic "
+                "model)");
+  cmd->add_option("--gpu", o->study.gpu,
+                  "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
+                  "path to a .json profile")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
+      ->capture_default_str();
+  cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
+      ->capture_default_str();
+  cmd->add_option("--seeds", o->study.seeds, "evolution runs per split (seeds 0 .. N-1)")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->study.threads,
+                  "threads for the independent runs (0 = OpenMP default); results do not depend "
+                  "on it")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "write report.md into this directory");
+  cmd->add_flag("--json", o->json, "print one JSON object to stdout instead of the report");
+  cmd->callback([o] { run_splits_command(*o); });
+}
+
+} // namespace tv

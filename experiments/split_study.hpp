@@ -1,0 +1,49 @@
+#pragma once
+/// Generalization over random splits: on each of several random half/half splits of the
+/// lecture shapes, evolution runs over seeds and is compared with the per-M table built from
+/// the same training half. One split is one draw of the luck of which shapes land in train; the
+/// study shows how much of a comparison is that luck (the spread over splits and seeds) and
+/// how much is the method (the mean over splits).
+#include "experiments/report.hpp"
+#include "experiments/seed_study.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// What a split study runs.
+struct SplitStudyOptions {
+  std::string gpu = "h100";
+  long long budget = 1000; ///< programs per run
+  int splits = 10;         ///< random splits, split seeds 0 .. splits-1
+  int seeds = 5;           ///< evolution seeds 0 .. seeds-1 on every split
+  int threads = 0;         ///< OpenMP threads for the runs (0 = default)
+};
+
+/// One split: the per-M table and the evolution runs on it.
+struct SplitRow {
+  std::uint64_t split_seed = 0;
+  SetScore per_m_train, per_m_test; ///< the per-M table built from this split's train half
+  SeedStudy evolved;                ///< the runs, in seed order
+  double gap = 0; ///< median evolved test fraction of the oracle minus the per-M table's
+};
+
+/// All splits and the summary over them.
+struct SplitStudyResult {
+  SplitStudyOptions options;
+  std::vector<SplitRow> rows; ///< in split-seed order
+  double mean_gap = 0;        ///< mean of the rows' gaps
+  double mean_gap_se = 0;     ///< its standard error (sample sd / sqrt(splits); NaN for 1)
+  int splits_at_least = 0;    ///< splits whose gap is >= 0
+  double run_gap_sd = 0;      ///< population sd of (run test - per-M test) over all runs
+  double mean_train_gap = 0;  ///< mean over splits of (median train - per-M train)
+  Report report;
+};
+
+/// Runs every split and seed (in parallel; results do not depend on the thread count); throws
+/// InputError for bad options (splits or seeds < 1, budget < 0, unknown GPU).
+SplitStudyResult run_split_study(const SplitStudyOptions& options);
+
+} // namespace tv

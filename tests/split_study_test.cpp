@@ -1,0 +1,117 @@
+// The split study: each row's per-M figures are the baseline of that split, the gaps and the
+// summary follow from the runs, the report cites its own tables, results do not depend on the
+// thread count, bad options are refused, and the binary prints the same study as JSON.
+#include "experiments/split_study.hpp"
+#include "experiments/study_problem.hpp"
+#include "ir/error.hpp"
+#include "ir/text.hpp"
+#include "support/shell.hpp"
+
+#include <cmath>
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace tv;
+
+namespace {
+
+SplitStudyResult small(int threads = 0) {
+  SplitStudyOptions o;
+  o.budget = 60;
+  o.splits = 3;
+  o.seeds = 2;
+  o.threads = threads;
+  return run_split_study(o);
+}
+
+} // namespace
+
+TEST_CASE("split_study: rows, gaps and summary follow from the runs and the baselines") {
+  const SplitStudyResult r = small();
+  REQUIRE(r.rows.size() == 3);
+  double sum = 0, sum_train = 0;
+  int at_least = 0;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const SplitRow& row = r.rows[i];
+    CAPTURE(i);
+    CHECK(row.split_seed == i);
+    // The per-M figures are those of the per-M table built on that split's training half.
+    const StudyProblem p = load_study_problem("h100", "random", i);
+    CHECK(row.per_m_test.fraction_of_oracle ==
+          doctest::Approx(p.baseline("per_m_table").test.fraction_of_oracle));
+    CHECK(row.per_m_train.fraction_of_oracle ==
+          doctest::Approx(p.baseline("per_m_table").train.fraction_of_oracle));
+    REQUIRE(row.evolved.runs.size() == 2);
+    const double a = row.evolved.runs[0].best_test.fraction_of_oracle;
+    const double b = row.evolved.runs[1].best_test.fraction_of_oracle;
+    CHECK(row.evolved.test_fraction.median == doctest::Approx((a + b) / 2));
+    CHECK(row.gap == doctest::Approx((a + b) / 2 - row.per_m_test.fraction_of_oracle));
+    sum += row.gap;
+    sum_train += row.evolved.train_fraction.median - row.per_m_train.fraction_of_oracle;
+    at_least += row.gap >= 0;
+  }
+  // Different splits give different per-M tables (the study is not one split three times).
+  CHECK(r.rows[0].per_m_test.fraction_of_oracle != r.rows[1].per_m_test.fraction_of_oracle);
+  CHECK(r.mean_gap == doctest::Approx(sum / 3));
+  CHECK(r.mean_train_gap == doctest::Approx(sum_train / 3));
+  CHECK(r.splits_at_least == at_least);
+  CHECK(r.run_gap_sd >= 0);
+  CHECK(std::isfinite(r.mean_gap_se));
+  CHECK(check_citations(r.report).empty());
+  const ReportTable& t = r.report.sections.at(0).tables.at(0);
+  REQUIRE(t.rows.size() == 3);
+  CHECK(t.rows[1][6] == format_points(r.rows[1].gap));
+  CHECK(t.rows[2][2] == format_percent(r.rows[2].per_m_test.fraction_of_oracle));
+  const ReportTable& s = r.report.sections.at(0).tables.at(1);
+  CHECK(s.rows.at(0).at(1) == format_points(r.mean_gap));
+}
+
+TEST_CASE("split_study: the thread count does not change the results") {
+  const SplitStudyResult a = small(1), b = small(2);
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (std::size_t i = 0; i < a.rows.size(); ++i)
+    for (std::size_t s = 0; s < a.rows[i].evolved.runs.size(); ++s)
+      CHECK(print_program(a.rows[i].evolved.runs[s].best.program) ==
+            print_program(b.rows[i].evolved.runs[s].best.program));
+  CHECK(a.report.text() == b.report.text());
+}
+
+TEST_CASE("split_study: bad options are refused") {
+  SplitStudyOptions o;
+  o.budget = 10;
+  o.splits = 0;
+  CHECK_THROWS_AS(run_split_study(o), InputError);
+  o.splits = 1;
+  o.seeds = 0;
+  CHECK_THROWS_AS(run_split_study(o), InputError);
+  o.seeds = 1;
+  o.budget = -1;
+  CHECK_THROWS_AS(run_split_study(o), InputError);
+  o.budget = 10;
+  o.gpu = "nosuch";
+  CHECK_THROWS_AS(run_split_study(o), InputError);
+}
+
+TEST_CASE("split_study: the binary prints the study as JSON; bad options exit 2") {
+  const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                     " splits --splits 2 --seeds 2 --budget 40 --json 2>/dev/null");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["command"] == "splits");
+  REQUIRE(j["splits"].size() == 2);
+  double sum = 0;
+  for (const auto& row : j["splits"]) {
+    REQUIRE(row["evolved"]["test_fraction_of_oracle"].size() == 2);
+    const double med = (row["evolved"]["test_fraction_of_oracle"][0].get<double>() +
+                        row["evolved"]["test_fraction_of_oracle"][1].get<double>()) /
+                       2;
+    CHECK(row["test_gap"].get<double>() ==
+          doctest::Approx(med - row["per_m_table"]["test_fraction_of_oracle"].get<double>()));
+    sum += row["test_gap"].get<double>();
+  }
+  CHECK(j["mean_test_gap"].get<double>() == doctest::Approx(sum / 2));
+  const auto bad =
+      tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " splits --seeds 0 --budget 10 2>&1");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("--seeds must be at least 1") != std::string::npos);
+}
