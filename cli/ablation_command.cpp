@@ -20,8 +20,8 @@ struct AblationCommandOptions {
 void run_ablation_command(const AblationCommandOptions& o) {
   const auto kind = parse_ablation(o.which);
   if (!kind)
-    throw InputError(
-        fmt::format("unknown ablation '{}' (expected operators, cascade or database)", o.which));
+    throw InputError(fmt::format(
+        "unknown ablation '{}' (expected operators, cascade, database or features)", o.which));
   if (!o.out.empty() && std::filesystem::exists(o.out) && !std::filesystem::is_directory(o.out))
     throw InputError(fmt::format("--out {}: exists and is not a directory", o.out));
   const AblationResult r = run_ablation(*kind, o.ablation);
@@ -38,8 +38,10 @@ void add_ablation_command(CLI::App& app) {
   auto o = std::make_shared<AblationCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "ablate", "Ablations over seeds: mutation operators (full mock LLM vs one-field edits), "
-                "cascade (probe stage on vs off), database (islands vs one population)");
-  cmd->add_option("which", o->which, "what to ablate: operators, cascade or database")->required();
+                "cascade (probe stage on vs off), database (islands vs one population), "
+                "features (splits bound M vs M, N, K)");
+  cmd->add_option("which", o->which, "what to ablate: operators, cascade, database or features")
+      ->required();
   cmd->add_option("--gpu", o->ablation.gpu,
                   "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
                   "path to a .json profile")

@@ -24,6 +24,7 @@ struct EvolveOptions {
   std::string out;
   std::string resume;
   bool one_field = false;
+  std::string split_features = "M";
   bool json = false;
   bool quiet = false;
 };
@@ -53,14 +54,18 @@ void run_evolve(EvolveOptions o) {
     o.spec.expert = pj.value("expert", "");
     o.spec.backend = pj.value("backend", "analytic");
     o.evo = EvolutionOptions::from_json(cfg["options"]);
-    MockLlmOptions one_field;
-    one_field.one_field_only = true;
-    o.one_field = cfg.value("mutator", "") == MockLlm::name_for(one_field);
+    const std::string name = cfg.value("mutator", "");
+    const auto recorded = MockLlm::options_for(name);
+    if (!recorded)
+      throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", o.resume, name));
+    o.one_field = recorded->one_field_only;
+    o.split_features = split_features_text(recorded->split_features);
     o.out = o.resume;
   }
-  auto problem = load_problem(o.spec);
   MockLlmOptions mo;
   mo.one_field_only = o.one_field;
+  mo.split_features = parse_split_features(o.split_features);
+  auto problem = load_problem(o.spec);
   // Recorded data can only answer the configs it recorded: the mock proposes within them (the
   // analytic model times any launchable config, so there the mock keeps the GPU's space).
   if (dynamic_cast<const ReplayBackend*>(problem->backend.get()))
@@ -121,6 +126,11 @@ void add_evolve_command(CLI::App& app) {
       "dropped: their configs were never timed)");
   cmd->add_flag("--one-field", o->one_field,
                 "mock LLM makes only one-field edits (the 'small LLM' ablation)");
+  cmd->add_option("--split-features", o->split_features,
+                  "features the mock LLM may bound when it splits a rule: M (token count; "
+                  "generalizes best on the lecture shapes, see README) or letters of M, N, K, "
+                  "e.g. MNK")
+      ->capture_default_str();
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,
                   "programs between checkpoints in the run directory")
       ->capture_default_str();

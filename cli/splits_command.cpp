@@ -1,5 +1,6 @@
 #include "cli/splits_command.hpp"
 
+#include "evolve/mock_llm.hpp"
 #include "experiments/split_study.hpp"
 #include "ir/error.hpp"
 
@@ -15,6 +16,7 @@ namespace {
 
 struct SplitsCommandOptions {
   SplitStudyOptions study;
+  std::string split_features = "M";
   std::string out;
   bool json = false;
 };
@@ -42,6 +44,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
           {"gpu", r.options.gpu},
           {"budget", r.options.budget},
           {"seeds", r.options.seeds},
+          {"mutator", MockLlm::name_for(r.options.mutator)},
           {"splits", rows},
           {"mean_test_gap", r.mean_gap},
           {"mean_test_gap_standard_error",
@@ -54,7 +57,9 @@ nlohmann::json to_json(const SplitStudyResult& r) {
 void run_splits_command(const SplitsCommandOptions& o) {
   if (!o.out.empty() && std::filesystem::exists(o.out) && !std::filesystem::is_directory(o.out))
     throw InputError(fmt::format("--out {}: exists and is not a directory", o.out));
-  const SplitStudyResult r = run_split_study(o.study);
+  SplitStudyOptions study = o.study;
+  study.mutator.split_features = parse_split_features(o.split_features);
+  const SplitStudyResult r = run_split_study(study);
   if (o.json)
     fmt::print("{}\n", to_json(r).dump(2));
   else
@@ -86,6 +91,10 @@ void add_splits_command(CLI::App& app) {
   cmd->add_option("--threads", o->study.threads,
                   "threads for the independent runs (0 = OpenMP default); results do not depend "
                   "on it")
+      ->capture_default_str();
+  cmd->add_option("--split-features", o->split_features,
+                  "features the mock LLM may bound when it splits a rule (as for evolve), e.g. M "
+                  "or MNK")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "write report.md into this directory");
   cmd->add_flag("--json", o->json, "print one JSON object to stdout instead of the report");

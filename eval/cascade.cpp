@@ -233,16 +233,15 @@ void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
     if (!e.is_object() || !e.contains("config") || !e["config"].is_string() ||
         !e.contains("rows") || !e["rows"].is_array())
       throw InputError("checkpoint cache: each entry needs 'config' (text) and 'rows' (array)");
-    const std::string text =
-        "def choose(M, N, K):\n    return " + e["config"].get<std::string>() + "\n";
-    ParseResult pr = parse_program(text);
-    if (!pr.ok())
+    std::string why;
+    const std::optional<Config> config = parse_config(e["config"].get<std::string>(), &why);
+    if (!config)
       throw InputError(fmt::format("checkpoint cache: bad config '{}': {}",
-                                   e["config"].get<std::string>(), pr.error->str()));
+                                   e["config"].get<std::string>(), why));
     for (const auto& r : e["rows"]) {
       if (!r.is_number_unsigned() || r.get<std::size_t>() >= problem_->table->shapes().size())
         throw InputError("checkpoint cache: row index out of range");
-      const Key k{r.get<std::size_t>(), pr.program->default_config};
+      const Key k{r.get<std::size_t>(), *config};
       batch.push_back({problem_->shape(k.row), k.config});
       keys.push_back(k);
     }

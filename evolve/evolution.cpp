@@ -18,7 +18,7 @@ namespace tv {
 
 namespace {
 
-constexpr int kCheckpointVersion = 1;
+constexpr int kCheckpointVersion = 2;
 
 std::string hex64(std::uint64_t v) {
   return fmt::format("{:016x}", v);
@@ -165,6 +165,7 @@ struct Evolution::State {
   std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
   std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
   std::vector<double> best_times;     ///< best time seen per training shape
+  std::vector<Config> best_configs;   ///< the config that ran in best_times, per training shape
   std::vector<Shape> train_shapes;
   std::uint64_t next_id = 1;
   long long done = 0; ///< programs proposed (the seed is not counted)
@@ -251,6 +252,9 @@ void Evolution::seed_run() {
   s.seen.insert(hash_value(expert));
   s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
+  s.best_configs.clear();
+  for (const Shape& sh : s.train_shapes)
+    s.best_configs.push_back(expert.choose(sh));
   s.lineage.add({c.id, "seed", "full", c.score}, 0, {});
   s.improvements.push_back({0, c.id, c.score, "seed"});
   if (s.events)
@@ -288,7 +292,8 @@ void Evolution::step_batch(long long count) {
     for (std::size_t i = 0; i < times.size(); ++i) {
       const Shape& sh = problem_->shape(problem_->train_rows[i]);
       p.request.feedback.push_back(
-          {sh, p.sample.parent.program.choose(sh), times[i], std::min(times[i], s.best_times[i])});
+          {sh, p.sample.parent.program.choose(sh), times[i], std::min(times[i], s.best_times[i]),
+           times[i] <= s.best_times[i] ? p.sample.parent.program.choose(sh) : s.best_configs[i]});
     }
     p.request.seed = s.rng.next();
   }
@@ -363,7 +368,10 @@ void Evolution::step_batch(long long count) {
           }
           s.db.add(c, s.rng);
           for (std::size_t i = 0; i < ev.train_times.size(); ++i)
-            s.best_times[i] = std::min(s.best_times[i], ev.train_times[i]);
+            if (ev.train_times[i] < s.best_times[i]) {
+              s.best_times[i] = ev.train_times[i];
+              s.best_configs[i] = c.program.choose(s.train_shapes[i]);
+            }
         }
       }
     }
@@ -471,6 +479,9 @@ void Evolution::write_checkpoint() {
   st["seen"] = s.seen;
   st["behaviours"] = s.behaviours;
   st["best_times"] = s.best_times;
+  st["best_configs"] = nlohmann::json::array();
+  for (const Config& c : s.best_configs)
+    st["best_configs"].push_back(print_config(c));
   st["best_reply"] = s.best_reply;
   st["best_op"] = s.best_op;
   st["cache"] = s.eval.cache_to_json();
@@ -534,6 +545,14 @@ void Evolution::load_checkpoint() {
   for (auto h : get_field<std::vector<std::uint64_t>>(st, "behaviours", w))
     s.behaviours.insert(h);
   s.best_times = get_field<std::vector<double>>(st, "best_times", w);
+  s.best_configs.clear();
+  for (const auto& text : get_field<std::vector<std::string>>(st, "best_configs", w)) {
+    std::string why;
+    const auto c = parse_config(text, &why);
+    if (!c)
+      throw InputError(fmt::format("{}: bad config '{}' in best_configs: {}", path, text, why));
+    s.best_configs.push_back(*c);
+  }
   s.best_reply = get_field<std::string>(st, "best_reply", w);
   s.best_op = get_field<std::string>(st, "best_op", w);
   s.seconds_before = get_field<double>(st, "seconds", w);
@@ -543,6 +562,8 @@ void Evolution::load_checkpoint() {
     s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
     if (s.best_times.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_times has the wrong length", path));
+    if (s.best_configs.size() != problem_->train_rows.size())
+      throw InputError(fmt::format("{}: best_configs has the wrong length", path));
   }
   const auto offset = get_field<std::uint64_t>(st, "events_offset", w);
   // Rebuild the lineage from the events kept before the checkpoint.

@@ -10,6 +10,7 @@
 #include "evolve/mock_llm.hpp"
 
 #include "ir/diff.hpp"
+#include "ir/error.hpp"
 #include "ir/rng.hpp"
 #include "ir/text.hpp"
 #include "models/launch.hpp"
@@ -20,6 +21,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
@@ -750,6 +752,18 @@ std::optional<Edit> op_split(Ctx& x) {
   Feature f =
       e.focus || x.rng.chance(0.7) ? Feature::M : (x.rng.chance(0.5) ? Feature::N : Feature::K);
   if (e.focus && x.rng.chance(0.15)) f = x.rng.chance(0.5) ? Feature::N : Feature::K;
+  const auto& allowed = x.options.split_features;
+  if (std::find(allowed.begin(), allowed.end(), f) == allowed.end()) {
+    // N or K drawn but not allowed: another allowed one of them, else M; M not allowed: any.
+    std::vector<Feature> others;
+    for (Feature g : allowed)
+      if (g != Feature::M) others.push_back(g);
+    const bool has_m = std::find(allowed.begin(), allowed.end(), Feature::M) != allowed.end();
+    if (f != Feature::M && !others.empty())
+      f = x.rng.pick(others);
+    else
+      f = has_m ? Feature::M : x.rng.pick(allowed);
+  }
   const Interval iv = region.dim[int(f)];
   // New comparison: `f <= v` keeps [lo, v], `f >= v` keeps [v, hi]; either must cut iv.
   std::optional<Comparison> cut;
@@ -810,7 +824,18 @@ std::optional<Edit> op_split(Ctx& x) {
     si.lo = std::max(si.lo, cut->value);
   const Config& base = config_at(x.parent, t);
   std::optional<Config> cfg;
-  if (x.rng.chance(0.75)) cfg = design(x, sub, base);
+  if (x.rng.chance(0.5)) {
+    // Half the time, what the measurements say: the fastest config seen so far on one of the
+    // training shapes the new rule takes over (when that is not the config they already get).
+    const int decider = t < x.parent.rules.size() ? int(t) : -1;
+    std::vector<Config> measured;
+    for (const ShapeFeedback& g : x.request.feedback)
+      if (g.best_config && *g.best_config != base && sub.contains(g.shape) &&
+          x.parent.deciding_rule(g.shape) == decider)
+        measured.push_back(*g.best_config);
+    if (!measured.empty()) cfg = x.rng.pick(measured);
+  }
+  if (!cfg && x.rng.chance(0.75)) cfg = design(x, sub, base);
   if (!cfg || *cfg == base) cfg = tweak_config(x, base);
   if (!cfg) return std::nullopt;
   rule.config = *cfg;
@@ -1029,7 +1054,39 @@ std::string compose_reply(Rng& rng, Op op, const Edit& e, const MutationRequest&
 
 } // namespace
 
+std::vector<Feature> parse_split_features(std::string_view text) {
+  std::vector<Feature> out;
+  for (char ch : text) {
+    std::optional<Feature> f;
+    for (Feature g : {Feature::M, Feature::N, Feature::K})
+      if (feature_name(g) == std::string_view(&ch, 1)) f = g;
+    if (!f)
+      throw InputError(fmt::format(
+          "split features '{}': '{}' is not a feature (expected letters M, N, K, e.g. MNK)", text,
+          ch));
+    if (std::find(out.begin(), out.end(), *f) != out.end())
+      throw InputError(fmt::format("split features '{}': {} is given twice", text, ch));
+    out.push_back(*f);
+  }
+  if (out.empty())
+    throw InputError("split features: empty (expected letters M, N, K, e.g. M or MNK)");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string split_features_text(const std::vector<Feature>& features) {
+  std::vector<Feature> sorted = features;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  for (Feature f : sorted)
+    out += feature_name(f);
+  return out;
+}
+
 MockLlm::MockLlm(Gpu gpu, MockLlmOptions options) : gpu_(std::move(gpu)), options_(options) {
+  if (options_.split_features.empty())
+    throw std::invalid_argument("MockLlm: split_features must not be empty");
+  std::sort(options_.split_features.begin(), options_.split_features.end());
   ConfigSpace& s = gpu_.space;
   for (auto* v : {&s.BM, &s.BN, &s.BK, &s.warps, &s.stages, &s.group, &s.waves_per_eu,
                   &s.matrix_instr_nonkdim, &s.kpack}) {
@@ -1038,10 +1095,29 @@ MockLlm::MockLlm(Gpu gpu, MockLlmOptions options) : gpu_(std::move(gpu)), option
   }
 }
 
-std::string MockLlm::name() const { return name_for(options_); }
+std::string MockLlm::name() const {
+  return name_for(options_);
+}
 
 std::string MockLlm::name_for(const MockLlmOptions& options) {
-  return options.one_field_only ? "mock-llm (one-field)" : "mock-llm";
+  if (options.one_field_only) return "mock-llm (one-field)"; // makes no splits
+  const std::string f = split_features_text(options.split_features);
+  if (f == "M") return "mock-llm";
+  std::string list;
+  for (char c : f)
+    list += (list.empty() ? "" : ", ") + std::string(1, c);
+  return fmt::format("mock-llm (splits on {})", list);
+}
+
+std::optional<MockLlmOptions> MockLlm::options_for(std::string_view name) {
+  for (const bool one_field : {false, true})
+    for (const char* f : {"M", "N", "K", "MN", "MK", "NK", "MNK"}) {
+      MockLlmOptions o;
+      o.one_field_only = one_field;
+      o.split_features = parse_split_features(f);
+      if (name_for(o) == name) return o;
+    }
+  return std::nullopt;
 }
 
 std::vector<std::string> MockLlm::operators() const {

@@ -4,11 +4,13 @@
 /// deletions, crossover from inspirations) and writes them as a chatty reply with a
 /// SEARCH/REPLACE block, so the evolution loop drives the same path as with a real LLM.
 #include "evolve/mutator.hpp"
+#include "ir/condition.hpp"
 #include "ir/program.hpp"
 #include "models/gpu.hpp"
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tv {
@@ -22,7 +24,18 @@ struct MockLlmOptions {
   /// feedback's dtype): the nearest to what it would write otherwise, and tweaks move to a
   /// neighbouring one. Empty: any launchable config of the GPU's space.
   std::vector<Config> space{};
+  /// The features a split may add to a condition. M alone by default: a rule bounded in M is
+  /// supported by every layer at those token counts, while N and K bounds single out a few
+  /// layers and, with a few dozen training shapes, often fit them at the cost of unseen ones
+  /// (`tilevolve splits` measures this; see README). Never empty.
+  std::vector<Feature> split_features{Feature::M};
 };
+
+/// Parses split features written as letters ("M", "MN", "MNK", in any order); throws
+/// InputError for an empty text, a letter other than M, N, K, or a repeated one.
+std::vector<Feature> parse_split_features(std::string_view text);
+/// The letters of `features` in M, N, K order ("MNK").
+std::string split_features_text(const std::vector<Feature>& features);
 
 /// A reply together with the program its diff is meant to produce (for self-checks).
 struct MockProposal {
@@ -33,10 +46,15 @@ struct MockProposal {
 /// Deterministic mutator: the same request gives a byte-identical reply.
 class MockLlm : public Mutator {
 public:
-  /// A mock that proposes configs from `gpu`'s config space (launchability checked on `gpu`).
+  /// A mock that proposes configs from `gpu`'s config space (launchability checked on `gpu`);
+  /// throws std::invalid_argument when options.split_features is empty.
   explicit MockLlm(Gpu gpu, MockLlmOptions options = {});
-  /// The name a mock with `options` reports (as recorded in a run's config.json).
+  /// The name a mock with `options` reports (as recorded in a run's config.json): "mock-llm",
+  /// "mock-llm (one-field)", or with other split features "mock-llm (splits on M, N, K)".
   static std::string name_for(const MockLlmOptions& options);
+  /// The options (one-field mode, split features) of a name written by name_for; nullopt for
+  /// a name no mock writes. The closed config space is not part of the name.
+  static std::optional<MockLlmOptions> options_for(std::string_view name);
   /// "mock-llm", or "mock-llm (one-field)" in one-field mode.
   std::string name() const override;
   /// "tweak", "targeted", "threshold", "split", "delete", "crossover" (only "tweak" and

@@ -5,6 +5,7 @@
 #include "ir/shape.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ struct ShapeFeedback {
   Config config;           ///< the parent's choice for this shape
   double seconds = 0;      ///< the parent's time
   double best_seconds = 0; ///< best time seen for this shape so far in the run (<= seconds)
+  std::optional<Config> best_config; ///< the config that ran in best_seconds, when known
 };
 
 /// Everything a mutator may use to propose one child.

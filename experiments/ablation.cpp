@@ -15,7 +15,8 @@ namespace {
 constexpr std::pair<AblationKind, std::string_view> kNames[] = {
     {AblationKind::operators, "operators"},
     {AblationKind::cascade, "cascade"},
-    {AblationKind::database, "database"}};
+    {AblationKind::database, "database"},
+    {AblationKind::features, "features"}};
 
 /// The two arms of an ablation: the full system first, then the variant without the part.
 std::vector<AblationArm> arms_of(AblationKind kind) {
@@ -36,6 +37,11 @@ std::vector<AblationArm> arms_of(AblationKind kind) {
     without.options.database.islands = 1;
     without.label = "database with 1 island";
     break;
+  case AblationKind::features:
+    full.label = "splits bound M";
+    without.label = "splits bound M, N or K";
+    without.mutator.split_features = {Feature::M, Feature::N, Feature::K};
+    break;
   }
   return {full, without};
 }
@@ -54,6 +60,9 @@ std::string what_is_ablated(AblationKind kind) {
   case AblationKind::database:
     return "The program database: several islands evolving apart with periodic migration, "
            "against a single population.";
+  case AblationKind::features:
+    return "What a rule split may bound: the token count M only (the default), against M, N and "
+           "K, which lets rules single out layers by their output width or reduction depth.";
   }
   return "";
 }
@@ -94,6 +103,12 @@ std::string interpretation(AblationKind kind, const SeedStudy& a, const SeedStud
       return " A single population climbed further on the training shapes with this budget: "
              "islands spread the programs over separate lineages, which costs early progress.";
     return " The number of islands made little difference to the training score here.";
+  case AblationKind::features:
+    if (dtrain > 0.005 && dtest < 0.005)
+      return " Bounds on N and K fit the training shapes more closely without the same gain on "
+             "the unseen ones: they single out layers the training half happens to hold.";
+    if (dtest > 0.005) return " Here bounds on N and K also paid off on the unseen shapes.";
+    return " Bounds on N and K made little difference here.";
   }
   return "";
 }

@@ -4,7 +4,8 @@
 /// programs fully evaluated), with the computed differences.
 ///   operators - the full mock LLM vs one-field edits only (the "small LLM");
 ///   cascade   - probe stage on vs off (every launchable child fully timed);
-///   database  - the default islands vs a single island.
+///   database  - the default islands vs a single island;
+///   features  - splits bounding M only (the default) vs M, N and K.
 #include "eval/baselines.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
@@ -19,9 +20,9 @@
 namespace tv {
 
 /// Which part of the system is ablated.
-enum class AblationKind { operators, cascade, database };
+enum class AblationKind { operators, cascade, database, features };
 
-/// "operators", "cascade" or "database".
+/// "operators", "cascade", "database" or "features".
 std::string_view ablation_name(AblationKind k);
 /// Parses an ablation name; nullopt when unknown.
 std::optional<AblationKind> parse_ablation(std::string_view name);

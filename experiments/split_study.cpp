@@ -56,6 +56,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.problem = p.problem.get();
       spec.options.seed = std::uint64_t(s);
       spec.options.budget = options.budget;
+      spec.mutator = options.mutator;
       specs.push_back(spec);
     }
   std::vector<EvolutionResult> results = run_all(specs, options.threads);
@@ -109,10 +110,10 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                           options.splits);
   rep.intro = fmt::format(
       "GPU {} ({}), analytic model, lecture shapes split at random half/half with split seeds 0 "
-      "to {}; on each split, {} evolution runs (seeds 0 to {}, {} programs each, mock LLM) and "
+      "to {}; on each split, {} evolution runs (seeds 0 to {}, {} programs each, {}) and "
       "the per-M table built from the same training half. Every number is computed in this run.",
       p0.gpu.name, p0.gpu.full_name, options.splits - 1, options.seeds, options.seeds - 1,
-      options.budget);
+      options.budget, MockLlm::name_for(options.mutator));
   Section d;
   d.title = "Generalization over splits";
   d.paragraph("Fractions of the per-shape oracle; 'evolved' is the median over the seeds, the gap "

@@ -20,6 +20,7 @@ struct SplitStudyOptions {
   int splits = 10;         ///< random splits, split seeds 0 .. splits-1
   int seeds = 5;           ///< evolution seeds 0 .. seeds-1 on every split
   int threads = 0;         ///< OpenMP threads for the runs (0 = default)
+  MockLlmOptions mutator;  ///< e.g. which features splits may bound
 };
 
 /// One split: the per-M table and the evolution runs on it.

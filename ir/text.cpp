@@ -755,6 +755,14 @@ Program parse_program_or_throw(std::string_view text, std::string_view source) {
   return std::move(*r.program);
 }
 
+std::optional<Config> parse_config(std::string_view text, std::string* error) {
+  // A config is the default of a one-line program; rules would make the text more than that.
+  ParseResult r = parse_program("def choose(M, N, K):\n    return " + std::string(text) + "\n");
+  if (r.ok() && r.program->rules.empty()) return r.program->default_config;
+  if (error) *error = r.ok() ? "not a single config" : r.error->message;
+  return std::nullopt;
+}
+
 Program load_program_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))

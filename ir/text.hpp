@@ -42,6 +42,9 @@ struct ParseResult {
 ParseResult parse_program(std::string_view text);
 /// Parses or throws InputError("<source>:line:col: message").
 Program parse_program_or_throw(std::string_view text, std::string_view source);
+/// Parses the text of one config as print_config writes it (`Config(BM=.., ..)`); nullopt for
+/// bad text, with the reason in `error` when given.
+std::optional<Config> parse_config(std::string_view text, std::string* error = nullptr);
 /// Reads and parses a program file; throws InputError naming the file on any problem.
 Program load_program_file(const std::string& path);
 

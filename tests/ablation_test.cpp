@@ -74,7 +74,8 @@ int run_binary(const std::string& args, std::string& out) {
 } // namespace
 
 TEST_CASE("ablation: names parse and print") {
-  for (auto k : {AblationKind::operators, AblationKind::cascade, AblationKind::database})
+  for (auto k : {AblationKind::operators, AblationKind::cascade, AblationKind::database,
+                 AblationKind::features})
     CHECK(parse_ablation(ablation_name(k)) == k);
   CHECK(!parse_ablation("islands").has_value());
   CHECK(!parse_ablation("").has_value());
@@ -115,6 +116,20 @@ TEST_CASE("ablation: database - one island against the default") {
   check_common(r);
   CHECK(r.arms[0].options.database.islands > 1);
   CHECK(r.arms[1].options.database.islands == 1);
+}
+
+TEST_CASE("ablation: features - only the second arm's programs bound N or K") {
+  const AblationResult r = small(AblationKind::features);
+  check_common(r);
+  auto bounds_nk = [](const Program& p) {
+    for (const Rule& rule : p.rules)
+      for (const Comparison& c : rule.condition.terms)
+        if (c.feature != Feature::M) return true;
+    return false;
+  };
+  for (const auto& run : r.arms[0].study.runs)
+    CHECK(!bounds_nk(run.best.program)); // the lecture expert bounds only M
+  CHECK(r.arms[1].mutator.split_features.size() == 3);
 }
 
 TEST_CASE("ablation: the result does not depend on the thread count; bad options throw") {

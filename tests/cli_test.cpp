@@ -213,3 +213,33 @@ TEST_CASE("cli: replay backend end to end: baselines, score and evolve report th
   CHECK(bad.out.find("bad_layout.csv:3: unknown layout 'XY' (expected NN, NT, TN or TT)") !=
         std::string::npos);
 }
+
+TEST_CASE("cli: evolve --split-features is validated, recorded and taken back on resume") {
+  namespace fs = std::filesystem;
+  const Run bad = run("evolve --gpu h100 --budget 10 --split-features MQ", true);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("'Q' is not a feature") != std::string::npos);
+
+  const auto base = fs::temp_directory_path() / "tilevolve_split_features_test";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  const std::string dir = (base / "mnk").string();
+  const Run first =
+      run("evolve --gpu h100 --budget 120 --split-features NKM --quiet --json --out " + dir);
+  REQUIRE(first.status == 0);
+  const auto cfg = nlohmann::json::parse(tv_test_read(dir + "/config.json"));
+  CHECK(cfg["mutator"] == "mock-llm (splits on M, N, K)");
+  const Run again = run("evolve --resume " + dir + " --json");
+  REQUIRE(again.status == 0);
+  CHECK(nlohmann::json::parse(again.out)["best"] == nlohmann::json::parse(first.out)["best"]);
+
+  // A configuration naming a mutator no mock writes is refused, not silently replaced.
+  std::string text = tv_test_read(dir + "/config.json");
+  const auto at = text.find("mock-llm (splits on M, N, K)");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 28, "gpt-9");
+  std::ofstream(dir + "/config.json") << text;
+  const Run refused = run("evolve --resume " + dir, true);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.find("unknown mutator 'gpt-9'") != std::string::npos);
+}

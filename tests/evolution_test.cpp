@@ -260,3 +260,38 @@ TEST_CASE("evolution: the cascade saves kernel runs; fewer than exhaustive tunin
   CHECK(a.best_train.fraction_of_oracle <= 1.0 + 1e-12);
   CHECK(a.best_train.speedup_vs_expert >= 1.0);
 }
+
+TEST_CASE("evolution: the feedback's best config is the one that ran in the best time") {
+  auto p = small_problem();
+  /// Delegates to the mock and checks every request's feedback against the time table.
+  class Checking : public Mutator {
+  public:
+    Checking(const Problem& p) : p_(p), mock_(p.gpu) {}
+    std::string name() const override { return mock_.name(); }
+    std::vector<std::string> operators() const override { return mock_.operators(); }
+    MutationReply propose(const MutationRequest& r) override {
+      for (const ShapeFeedback& f : r.feedback) {
+        REQUIRE(f.best_config);
+        ++checked;
+        CHECK(f.best_seconds <= f.seconds);
+        const int row = p_.table->shape_index(f.shape.label());
+        const int col = p_.table->config_index(*f.best_config);
+        REQUIRE(row >= 0);
+        REQUIRE(col >= 0);
+        CHECK(p_.table->time(std::size_t(row), std::size_t(col)) == f.best_seconds);
+        improved += f.best_seconds < f.seconds;
+      }
+      return mock_.propose(r);
+    }
+    long long checked = 0, improved = 0;
+
+  private:
+    const Problem& p_;
+    MockLlm mock_;
+  } m(*p);
+  EvolutionOptions o;
+  o.budget = 200;
+  Evolution(*p, m, o).run();
+  CHECK(m.checked > 1000);
+  CHECK(m.improved > 0); // some parents are beaten on some shapes by earlier programs
+}

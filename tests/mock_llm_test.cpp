@@ -1,6 +1,7 @@
 #include "eval/replay_backend.hpp"
 #include "evolve/mock_llm.hpp"
 #include "ir/diff.hpp"
+#include "ir/error.hpp"
 #include "ir/rng.hpp"
 #include "ir/text.hpp"
 #include "models/analytic_model.hpp"
@@ -179,8 +180,8 @@ TEST_CASE("mock_llm: the same request gives the same reply") {
   for (std::uint64_t seed = 0; seed < 300; ++seed) {
     const Program parent = seed % 3 ? legal_program(rng, g) : lecture();
     MutationRequest r = request_for(parent, g, seed);
-    r.feedback.push_back(
-        ShapeFeedback{shape(64, 4096, 4096), parent.choose(shape(64, 4096, 4096)), 3e-5, 1.5e-5});
+    r.feedback.push_back(ShapeFeedback{shape(64, 4096, 4096), parent.choose(shape(64, 4096, 4096)),
+                                       3e-5, 1.5e-5, std::nullopt});
     MockLlm a(g), b(g);
     const MutationReply ra = a.propose(r);
     const MutationReply rb = b.propose(r);
@@ -289,9 +290,9 @@ TEST_CASE("mock_llm: targeted edits are launchable and every config comes from t
       MutationRequest r = request_for(parent, g, seed);
       if (seed % 2) // feedback on two shapes, one losing a lot
         for (std::int64_t m : {48, 3000})
-          r.feedback.push_back(ShapeFeedback{shape(m, 4096, 4096),
-                                             parent.choose(shape(m, 4096, 4096)),
-                                             m == 48 ? 4e-5 : 1e-4, m == 48 ? 1e-5 : 9e-5});
+          r.feedback.push_back(
+              ShapeFeedback{shape(m, 4096, 4096), parent.choose(shape(m, 4096, 4096)),
+                            m == 48 ? 4e-5 : 1e-4, m == 48 ? 1e-5 : 9e-5, std::nullopt});
       const MockProposal p = llm.propose_detailed(r);
       REQUIRE(p.child);
       const Program& child = *p.child;
@@ -353,9 +354,9 @@ TEST_CASE("mock_llm: feedback steers edits towards the losing shape") {
     r.parent_text = print_program(lecture());
     r.seed = seed;
     const auto plain = llm.propose_detailed(r);
-    r.feedback.push_back(ShapeFeedback{hot, lecture().choose(hot), 3.3e-5, 1.5e-5});
+    r.feedback.push_back(ShapeFeedback{hot, lecture().choose(hot), 3.3e-5, 1.5e-5, std::nullopt});
     r.feedback.push_back(ShapeFeedback{shape(4, 4096, 4096), lecture().choose(shape(4, 4096, 4096)),
-                                       1.3e-5, 1.29e-5});
+                                       1.3e-5, 1.29e-5, std::nullopt});
     const auto guided = llm.propose_detailed(r);
     without += plain.child->choose(hot) != lecture().choose(hot);
     with += guided.child->choose(hot) != lecture().choose(hot);
@@ -384,8 +385,10 @@ TEST_CASE("mock_llm: odd programs (illegal configs, strange constants) still get
       r.seed = seed;
       r.inspiration_texts = {print_program(test::random_program(rng, 3))};
       if (seed % 3 == 0)
-        r.feedback.push_back(ShapeFeedback{shape(big, 1, 7), Config{}, INFINITY, 1e-5});
-      if (seed % 3 == 1) r.feedback.push_back(ShapeFeedback{shape(5, 5, 5), Config{}, 2, 0});
+        r.feedback.push_back(
+            ShapeFeedback{shape(big, 1, 7), Config{}, INFINITY, 1e-5, std::nullopt});
+      if (seed % 3 == 1)
+        r.feedback.push_back(ShapeFeedback{shape(5, 5, 5), Config{}, 2, 0, std::nullopt});
       const MockProposal p = llm.propose_detailed(r);
       REQUIRE(p.reply.ok);
       REQUIRE(p.child);
@@ -494,7 +497,7 @@ TEST_CASE("mock_llm: keep-if-better hill climbing improves the lecture heuristic
           const Config& c = best.choose(shapes[i]);
           const double t = model_time(shapes[i], c, g);
           best_seen[i] = std::min(best_seen[i], t);
-          r.feedback.push_back(ShapeFeedback{shapes[i], c, t, best_seen[i]});
+          r.feedback.push_back(ShapeFeedback{shapes[i], c, t, best_seen[i], std::nullopt});
         }
       const MutationReply reply = llm.propose(r);
       const auto child = apply_reply(r.parent_text, reply.text);
@@ -521,7 +524,7 @@ TEST_CASE("mock_llm: proposals are fast") {
   std::vector<MutationRequest> requests;
   for (std::uint64_t seed = 0; seed < 2000; ++seed) {
     MutationRequest r = request_for(legal_program(rng, g), g, seed);
-    r.feedback.push_back(ShapeFeedback{shape(100, 4096, 4096), Config{}, 2e-5, 1e-5});
+    r.feedback.push_back(ShapeFeedback{shape(100, 4096, 4096), Config{}, 2e-5, 1e-5, std::nullopt});
     requests.push_back(std::move(r));
   }
   std::size_t bytes = 0;
@@ -584,9 +587,9 @@ TEST_CASE("mock_llm: with a closed space every config it writes comes from the l
         r.inspiration_texts.push_back(print_program(legal_program(rng, g)));
       if (seed % 2)
         for (std::int64_t m : {32, 1152, 20000})
-          r.feedback.push_back(ShapeFeedback{shape(m, 2048, 4096),
-                                             parent.choose(shape(m, 2048, 4096)),
-                                             m == 1152 ? 4e-5 : 1e-4, m == 1152 ? 1e-5 : 9e-5});
+          r.feedback.push_back(
+              ShapeFeedback{shape(m, 2048, 4096), parent.choose(shape(m, 2048, 4096)),
+                            m == 1152 ? 4e-5 : 1e-4, m == 1152 ? 1e-5 : 9e-5, std::nullopt});
       const MockProposal p = llm.propose_detailed(r);
       if (!p.child) { // one field at a time may find no neighbour in a sparse list
         CHECK(one_field);
@@ -650,4 +653,106 @@ TEST_CASE("mock_llm: a config outside the closed space is brought into it") {
     }
   }
   CHECK(moved_in > 50); // mostly a near config, not an arbitrary one
+}
+
+TEST_CASE("mock_llm: split features parse, print and name the mutator") {
+  CHECK(parse_split_features("M") == std::vector<Feature>{Feature::M});
+  CHECK(parse_split_features("KNM") == std::vector<Feature>{Feature::M, Feature::N, Feature::K});
+  CHECK(split_features_text({Feature::K, Feature::M}) == "MK");
+  for (const char* bad : {"", "MX", "MM", "m", "M,N"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_split_features(bad), InputError);
+  }
+  CHECK_THROWS_WITH_AS(parse_split_features("MNX"), doctest::Contains("'X' is not a feature"),
+                       InputError);
+  MockLlmOptions o;
+  CHECK(MockLlm::name_for(o) == "mock-llm");
+  for (const char* f : {"M", "N", "K", "MN", "MK", "NK", "MNK"}) {
+    o.split_features = parse_split_features(f);
+    const auto back = MockLlm::options_for(MockLlm::name_for(o));
+    REQUIRE(back);
+    CHECK(split_features_text(back->split_features) == f);
+    CHECK(!back->one_field_only);
+  }
+  o.split_features = parse_split_features("MNK");
+  CHECK(MockLlm::name_for(o) == "mock-llm (splits on M, N, K)");
+  CHECK(MockLlm(gpu("h100"), o).name() == "mock-llm (splits on M, N, K)");
+  o.one_field_only = true;
+  CHECK(MockLlm::options_for(MockLlm::name_for(o))->one_field_only);
+  CHECK(!MockLlm::options_for("gpt-4o").has_value());
+  MockLlmOptions none;
+  none.split_features.clear();
+  CHECK_THROWS_AS(MockLlm(gpu("h100"), none), std::invalid_argument);
+}
+
+TEST_CASE("mock_llm: splits bound only the allowed features") {
+  const Gpu& g = gpu("h100");
+  for (const char* allowed : {"M", "N", "MK", "MNK"}) {
+    CAPTURE(allowed);
+    MockLlmOptions o;
+    o.split_features = parse_split_features(allowed);
+    MockLlm llm(g, o);
+    Rng rng(11);
+    std::map<Feature, int> added;
+    int splits = 0;
+    for (std::uint64_t seed = 0; seed < 1500; ++seed) {
+      const Program parent = seed % 3 == 0 ? lecture(g) : legal_program(rng, g);
+      MutationRequest r = request_for(parent, g, seed);
+      if (seed % 2) // a losing shape: splits then isolate it
+        r.feedback.push_back(ShapeFeedback{
+            shape(96, 1280, 8192), parent.choose(shape(96, 1280, 8192)), 3e-5, 1e-5, std::nullopt});
+      const MockProposal p = llm.propose_detailed(r);
+      if (p.reply.op != "split") continue;
+      ++splits;
+      std::size_t at = 0;
+      while (at < parent.rules.size() && parent.rules[at] == p.child->rules[at])
+        ++at;
+      // Terms of the new rule that the rule it was split from does not have.
+      const auto& below =
+          at < parent.rules.size() ? parent.rules[at].condition.terms : std::vector<Comparison>{};
+      for (const Comparison& c : p.child->rules[at].condition.terms)
+        if (std::find(below.begin(), below.end(), c) == below.end()) {
+          ++added[c.feature];
+          CHECK(std::string(allowed).find(feature_name(c.feature)) != std::string::npos);
+        }
+    }
+    CHECK(splits > 100);
+    for (const char ch : std::string(allowed)) // every allowed feature is used
+      for (Feature f : {Feature::M, Feature::N, Feature::K})
+        if (feature_name(f) == std::string_view(&ch, 1)) CHECK(added[f] > 0);
+  }
+}
+
+TEST_CASE("mock_llm: a split can give its rule the fastest config measured for a shape in it") {
+  const Gpu& g = gpu("h100");
+  MockLlm llm(g);
+  // A config the mock's own designs and one-field tweaks of the lecture configs never write.
+  Config measured;
+  measured.BM = 32;
+  measured.BN = 256;
+  measured.BK = 32;
+  measured.warps = 8;
+  measured.stages = 2;
+  measured.group = 4;
+  REQUIRE(!launch_problem(measured, g, DType::bf16));
+  int with = 0, without = 0;
+  for (std::uint64_t seed = 0; seed < 800; ++seed) {
+    MutationRequest r = request_for(lecture(), g, seed);
+    const Shape hot = shape(512, 4096, 4096);
+    r.feedback.push_back(ShapeFeedback{hot, lecture().choose(hot), 4e-5, 1e-5, std::nullopt});
+    const MockProposal plain = llm.propose_detailed(r);
+    r.feedback.back().best_config = measured;
+    const MockProposal guided = llm.propose_detailed(r);
+    for (const auto* p : {&plain, &guided}) {
+      if (p->reply.op != "split") continue;
+      bool uses = false;
+      for (const Rule& rule : p->child->rules)
+        uses |= rule.config == measured;
+      (p == &plain ? without : with) += uses;
+    }
+  }
+  MESSAGE("splits using the measured config: ", with, " with it in the feedback, ", without,
+          " without");
+  CHECK(without == 0);
+  CHECK(with > 20);
 }

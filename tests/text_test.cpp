@@ -475,3 +475,25 @@ TEST_CASE("text: garbage and mutated text never crash and parse consistently") {
   check(std::string(100000, '\n') + "def");
   check("def choose(M, N, K):\n    return Config(" + std::string(100000, ',') + ")\n");
 }
+
+TEST_CASE("text: parse_config reads what print_config writes and refuses anything else") {
+  Config c;
+  c.BM = 64;
+  c.BN = 128;
+  c.BK = 32;
+  c.warps = 4;
+  c.stages = 3;
+  c.group = 8;
+  c.waves_per_eu = 2;
+  CHECK(parse_config(print_config(c)) == c);
+  std::string why;
+  CHECK(!parse_config("Config(BM=64, BN=128)", &why).has_value());
+  CHECK(!why.empty());
+  why.clear();
+  CHECK(!parse_config("Config(BM=64, BN=128, BK=32, warps=4, stages=3, group=8)\n    if M <= 4:\n"
+                      "        return Config(BM=16, BN=64, BK=128, warps=4, stages=4, group=1)",
+                      &why)
+             .has_value());
+  CHECK(!why.empty());
+  CHECK(!parse_config("").has_value());
+}
