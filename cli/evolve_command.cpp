@@ -128,7 +128,7 @@ void add_evolve_command(CLI::App& app) {
                 "mock LLM makes only one-field edits (the 'small LLM' ablation)");
   cmd->add_option("--split-features", o->split_features,
                   "features the mock LLM may bound when it splits a rule: M (token count; "
-                  "generalizes best on the lecture shapes, see README) or letters of M, N, K, "
+                  "steadier on unseen shapes, see README) or letters of M, N, K, "
                   "e.g. MNK")
       ->capture_default_str();
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,
