@@ -123,7 +123,8 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_flag_callback(
       "--keep-unexercised", [o] { o->evo.drop_unexercised = false; },
       "keep rules of a child that decide no training shape (by default they are "
-      "dropped: their configs were never timed)");
+      "dropped, and a default config that decides none gives way to the last rule's: their "
+      "configs were never timed)");
   cmd->add_flag("--one-field", o->one_field,
                 "mock LLM makes only one-field edits (the 'small LLM' ablation)");
   cmd->add_option("--split-features", o->split_features,

@@ -33,8 +33,9 @@ struct EvolutionOptions {
   double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
   int batch = 8;            ///< programs proposed between database updates
   long long checkpoint_every = 100; ///< programs between checkpoints (run directory only)
-  /// Drop rules of a child that decide no training shape before evaluating it: such a rule's
-  /// config was never timed, so it would only be an untested guess on unseen shapes.
+  /// Drop rules of a child that decide no training shape before evaluating it (and, when the
+  /// default decides none, let the last rule's config become the default): such a config was
+  /// never timed, so it would only be an untested guess on unseen shapes.
   bool drop_unexercised = true;
   DatabaseOptions database;
   CascadeOptions cascade;

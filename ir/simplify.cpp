@@ -251,6 +251,14 @@ Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shape
   out.default_config = p.default_config;
   for (std::size_t i = 0; i < p.rules.size(); ++i)
     if (used[i] >= min_shapes) out.rules.push_back(p.rules[i]);
+  // A default that decides none of the shapes is an untested guess too: the last rule's config
+  // (which was timed) takes its place, and that rule goes (its shapes keep their config).
+  const bool default_used = std::any_of(shapes.begin(), shapes.end(),
+                                        [&](const Shape& s) { return out.deciding_rule(s) < 0; });
+  if (!default_used && !out.rules.empty()) {
+    out.default_config = out.rules.back().config;
+    out.rules.pop_back();
+  }
   return out;
 }
 

@@ -25,8 +25,9 @@ Program simplify(const Program& p);
 namespace tv {
 
 /// Removes the rules that decide fewer than `min_shapes` of `shapes` (first match wins), in
-/// one pass over the original decisions. With min_shapes = 1, decisions on `shapes` are
-/// unchanged; elsewhere shapes fall through to rules that some shape exercised.
+/// one pass over the original decisions; then, when the default decides none of `shapes`, the
+/// last rule's config becomes the default and that rule goes. With min_shapes = 1, decisions on
+/// `shapes` are unchanged; elsewhere shapes fall through to configs that some shape exercised.
 Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shapes,
                                int min_shapes = 1);
 

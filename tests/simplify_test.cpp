@@ -569,4 +569,18 @@ TEST_CASE("simplify: drop_unexercised_rules keeps decisions on the given shapes"
   const Program two = drop_unexercised_rules(p, shapes, 2);
   REQUIRE(two.rules.size() == 1);
   CHECK(two.rules[0] == p.rules[2]);
+  // Without a shape above M = 64 the default is never timed: the last exercised rule's config
+  // takes its place, so a larger M gets a measured config, not the untested default.
+  shapes.pop_back();
+  const Program wide = drop_unexercised_rules(p, shapes);
+  REQUIRE(wide.rules.size() == 1);
+  CHECK(wide.rules[0] == p.rules[0]);
+  CHECK(wide.default_config == p.rules[2].config);
+  for (const auto& s : shapes)
+    CHECK(wide.choose(s) == p.choose(s));
+  Shape big;
+  big.M = 8192;
+  big.N = 4096;
+  big.K = 4096;
+  CHECK(wide.choose(big) == p.rules[2].config);
 }
