@@ -132,7 +132,7 @@ TEST_CASE("ablation: features - only the second arm's programs bound N or K") {
   CHECK(r.arms[1].mutator.split_features.size() == 3);
 }
 
-TEST_CASE("ablation: the result does not depend on the thread count; bad options throw") {
+TEST_CASE("ablation: the result does not depend on the thread count, and bad options throw") {
   const AblationResult one = small(AblationKind::cascade, 1);
   const AblationResult two = small(AblationKind::cascade, 2);
   CHECK(one.report.markdown() == two.report.markdown());
@@ -146,7 +146,7 @@ TEST_CASE("ablation: the result does not depend on the thread count; bad options
   CHECK_THROWS_AS(run_ablation(AblationKind::cascade, o), InputError);
 }
 
-TEST_CASE("ablation: the binary writes the report and plots; an unknown ablation exits 2") {
+TEST_CASE("ablation: the binary writes the report and plots, and an unknown ablation exits 2") {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / "tilevolve_ablation_test";
   fs::remove_all(out);

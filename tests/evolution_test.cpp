@@ -144,7 +144,7 @@ TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never 
   CHECK(r.best_train.speedup_vs_expert > 1.0);
 }
 
-TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads; seeds differ") {
+TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads, and seeds differ") {
   auto run = [](int threads, std::uint64_t seed) {
     const int saved = omp_get_max_threads();
     omp_set_num_threads(threads);
@@ -245,7 +245,7 @@ TEST_CASE("evolution: corrupt, truncated and mismatched checkpoints are refused 
   CHECK_THROWS_AS(Evolution(*p, m, o, dir).run(), InputError);
 }
 
-TEST_CASE("evolution: the cascade saves kernel runs; fewer than exhaustive tuning") {
+TEST_CASE("evolution: the cascade saves kernel runs, fewer than exhaustive tuning") {
   auto p = small_problem();
   MockLlm m(p->gpu);
   EvolutionOptions on;

@@ -7,7 +7,7 @@
 using namespace tv;
 using tv::test::cfg;
 
-TEST_CASE("launch: 256x128 on 4 warps needs 296 registers and is rejected; 8 warps launches") {
+TEST_CASE("launch: 256x128 on 4 warps needs 296 registers and is rejected, 8 warps launch") {
   const Gpu& h100 = test::gpu("h100");
   CHECK(registers_per_thread(cfg(256, 128, 64, 4, 3, 8), h100) == 296);
   auto why = launch_problem(cfg(256, 128, 64, 4, 3, 8), h100, DType::bf16);

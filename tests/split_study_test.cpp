@@ -92,7 +92,7 @@ TEST_CASE("split_study: bad options are refused") {
   CHECK_THROWS_AS(run_split_study(o), InputError);
 }
 
-TEST_CASE("split_study: the binary prints the study as JSON; bad options exit 2") {
+TEST_CASE("split_study: the binary prints the study as JSON, and bad options exit 2") {
   const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
                                      " splits --splits 2 --seeds 2 --budget 40 --json 2>/dev/null");
   REQUIRE(r.status == 0);
