@@ -12,8 +12,10 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec) {
                  "data/shapes/lecture.csv");
   cmd.add_option("--test-shapes", spec.test_shapes,
                  "test on this shape CSV and train on all of --shapes (overrides --split)");
-  cmd.add_option("--split", spec.split,
-                 "train/test split: random (half/half), model:NAME (train on NAME:*), none")
+  cmd.add_option(
+         "--split", spec.split,
+         "train/test split: random (half/half), random-mnk (half/half keeping each (M, N, K) "
+         "on one side), model:NAME (train on NAME:*), none")
       ->capture_default_str();
   cmd.add_option("--split-seed", spec.seed, "seed of the random split")->capture_default_str();
   cmd.add_option("--backend", spec.backend,

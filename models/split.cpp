@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string_view>
 
@@ -41,6 +42,45 @@ Split random_split(const std::vector<Shape>& shapes, std::uint64_t seed) {
   return out;
 }
 
+Split grouped_split(const std::vector<Shape>& shapes, std::uint64_t seed) {
+  // Groups of shapes with the same (M, N, K), in order of first appearance.
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::array<std::int64_t, 3>> keys;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::array<std::int64_t, 3> k{shapes[i].M, shapes[i].N, shapes[i].K};
+    const auto it = std::find(keys.begin(), keys.end(), k);
+    if (it == keys.end()) {
+      keys.push_back(k);
+      groups.push_back({i});
+    } else {
+      groups[std::size_t(it - keys.begin())].push_back(i);
+    }
+  }
+  if (groups.size() < 2)
+    throw InputError(fmt::format("split 'random-mnk' needs at least 2 distinct (M, N, K) to fill "
+                                 "both halves, got {}",
+                                 groups.size()));
+  std::vector<std::size_t> order(groups.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  Rng rng(seed);
+  rng.shuffle(order);
+  // Whole groups go to train until it holds at least half of the shapes; the last group always
+  // goes to test, so neither half is empty.
+  std::vector<bool> in_train(shapes.size(), false);
+  std::size_t count = 0;
+  for (std::size_t g = 0; g + 1 < order.size() && 2 * count < shapes.size(); ++g)
+    for (std::size_t i : groups[order[g]]) {
+      in_train[i] = true;
+      ++count;
+    }
+  Split out;
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    (in_train[i] ? out.train : out.test).push_back(shapes[i]);
+  out.description = fmt::format("random half/half by (M, N, K) (seed {}; {} train, {} test)", seed,
+                                out.train.size(), out.test.size());
+  return out;
+}
+
 Split model_split(const std::vector<Shape>& shapes, const std::string& spec,
                   std::string_view model) {
   if (model.empty())
@@ -66,6 +106,7 @@ Split model_split(const std::vector<Shape>& shapes, const std::string& spec,
 Split make_split(const std::vector<Shape>& shapes, const std::string& spec, std::uint64_t seed) {
   constexpr std::string_view model_tag = "model:";
   if (spec == "random") return random_split(shapes, seed);
+  if (spec == "random-mnk") return grouped_split(shapes, seed);
   if (spec.starts_with(model_tag))
     return model_split(shapes, spec, std::string_view(spec).substr(model_tag.size()));
   if (spec == "none") {
@@ -74,7 +115,8 @@ Split make_split(const std::vector<Shape>& shapes, const std::string& spec, std:
     out.description = fmt::format("no split: train and test are all {} shapes", shapes.size());
     return out;
   }
-  throw InputError(fmt::format("unknown split '{}' (expected random, model:NAME or none)", spec));
+  throw InputError(
+      fmt::format("unknown split '{}' (expected random, random-mnk, model:NAME or none)", spec));
 }
 
 } // namespace tv

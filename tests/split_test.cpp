@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 
@@ -108,9 +109,16 @@ TEST_CASE("split: errors") {
   const auto shapes = numbered(4);
   CHECK(error_of(shapes, "model:foo") ==
         "split 'model:foo' selects no training shapes; names look like 'a:0'");
-  CHECK(error_of(shapes, "x") == "unknown split 'x' (expected random, model:NAME or none)");
+  CHECK(error_of(shapes, "x") ==
+        "unknown split 'x' (expected random, random-mnk, model:NAME or none)");
   CHECK(error_of(shapes, "Random") ==
-        "unknown split 'Random' (expected random, model:NAME or none)");
+        "unknown split 'Random' (expected random, random-mnk, model:NAME or none)");
+  std::vector<Shape> same(3); // three layouts of one size
+  same[0].name = "s0";
+  same[1].name = "s1";
+  same[2].name = "s2";
+  CHECK(error_of(same, "random-mnk") == "split 'random-mnk' needs at least 2 distinct (M, N, K) "
+                                        "to fill both halves, got 1");
   CHECK(error_of(shapes, "model:") == "split 'model:' needs a model name (model:NAME)");
   CHECK(error_of(numbered(1), "random") ==
         "split 'random' needs at least 2 shapes to fill both halves, got 1");
@@ -123,4 +131,40 @@ TEST_CASE("split: errors") {
   std::vector<Shape> unnamed(3);
   CHECK(error_of(unnamed, "model:m") ==
         "split 'model:m' selects no training shapes; the shapes have no names");
+}
+
+TEST_CASE("split: random-mnk keeps every (M, N, K) on one side") {
+  const auto shapes = load_shape_file(TILEVOLVE_SOURCE_DIR "/data/replay/h100_shapes.csv");
+  REQUIRE(shapes.size() == 212);
+  std::set<std::array<std::int64_t, 3>> sizes;
+  for (const Shape& s : shapes)
+    sizes.insert({s.M, s.N, s.K});
+  REQUIRE(sizes.size() < shapes.size()); // several dtypes/layouts per size: the case it is for
+  std::set<std::string> train_sets;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    CAPTURE(seed);
+    const Split sp = make_split(shapes, "random-mnk", seed);
+    CHECK(sp.train.size() + sp.test.size() == shapes.size());
+    CHECK(2 * sp.train.size() >= shapes.size());
+    CHECK(!sp.test.empty());
+    std::set<std::array<std::int64_t, 3>> train_sizes;
+    for (const Shape& s : sp.train)
+      train_sizes.insert({s.M, s.N, s.K});
+    for (const Shape& s : sp.test)
+      CHECK(train_sizes.count({s.M, s.N, s.K}) == 0);
+    // Each half keeps file order.
+    const auto at = positions(sp.train, shapes);
+    CHECK(std::is_sorted(at.begin(), at.end()));
+    CHECK(make_split(shapes, "random-mnk", seed).train == sp.train);
+    std::string names;
+    for (const Shape& s : sp.train)
+      names += s.name + ",";
+    train_sets.insert(names);
+    CHECK(sp.description.find("by (M, N, K)") != std::string::npos);
+  }
+  CHECK(train_sets.size() == 5); // the seed matters
+  // With every size distinct it is a plain half/half split.
+  const Split lec = make_split(lecture(), "random-mnk", 0);
+  CHECK(lec.train.size() == 44);
+  CHECK(lec.test.size() == 44);
 }
