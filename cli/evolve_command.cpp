@@ -2,7 +2,6 @@
 
 #include "cli/problem_options.hpp"
 #include "eval/baselines.hpp"
-#include "eval/replay_backend.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
@@ -66,11 +65,7 @@ void run_evolve(EvolveOptions o) {
   mo.one_field_only = o.one_field;
   mo.split_features = parse_split_features(o.split_features);
   auto problem = load_problem(o.spec);
-  // Recorded data can only answer the configs it recorded: the mock proposes within them (the
-  // analytic model times any launchable config, so there the mock keeps the GPU's space).
-  if (dynamic_cast<const ReplayBackend*>(problem->backend.get()))
-    mo.space = problem->table->configs();
-  MockLlm mutator(problem->gpu, mo);
+  MockLlm mutator(problem->gpu, mock_options_for(*problem, mo));
   Evolution evo(*problem, mutator, o.evo, o.out);
   if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) evo.on_progress(print_progress);
   const EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();

@@ -38,10 +38,15 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                       {"test_fraction_of_oracle", tests},
                       {"train_median", row.evolved.train_fraction.median},
                       {"test_median", row.evolved.test_fraction.median}}},
+                    {"best_single_config",
+                     {{"test_fraction_of_oracle", row.best_single_test.fraction_of_oracle}}},
                     {"test_gap", row.gap}});
   }
   return {{"command", "splits"},
-          {"gpu", r.options.gpu},
+          {"gpu", r.options.problem.gpu},
+          {"shapes", r.options.problem.shapes},
+          {"split", r.options.problem.split},
+          {"backend", r.options.problem.backend},
           {"budget", r.options.budget},
           {"seeds", r.options.seeds},
           {"mutator", MockLlm::name_for(r.options.mutator)},
@@ -76,12 +81,26 @@ void add_splits_command(CLI::App& app) {
   auto o = std::make_shared<SplitsCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "splits", "Generalization over random splits: on each split, evolution over seeds against "
-                "the per-M table built from the same training half (lecture shapes, analytic "
-                "model)");
-  cmd->add_option("--gpu", o->study.gpu,
+                "the per-M table built from the same training half (lecture shapes on the "
+                "analytic model unless --shapes / --backend say otherwise)");
+  cmd->add_option("--gpu", o->study.problem.gpu,
                   "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
                   "path to a .json profile")
       ->capture_default_str();
+  cmd->add_option("--shapes", o->study.problem.shapes,
+                  "shape CSV (name,M,N,K[,dtype][,weight][,layout]); default "
+                  "data/shapes/lecture.csv");
+  cmd->add_option("--split", o->study.problem.split,
+                  "kind of split: random (half/half) or random-mnk (half/half keeping each "
+                  "(M, N, K) on one side)")
+      ->capture_default_str();
+  cmd->add_option("--backend", o->study.problem.backend,
+                  "timing backend: analytic (the GPU model) or replay:FILE (recorded "
+                  "measurements)")
+      ->capture_default_str();
+  cmd->add_option("--expert", o->study.problem.expert,
+                  "expert program file (the reference); default data/experts/lecture.py, or "
+                  "lecture_amd.py on AMD GPUs");
   cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
       ->capture_default_str();
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")

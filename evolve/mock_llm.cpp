@@ -9,6 +9,8 @@
 // from one Rng seeded with the request's seed, so a request always gets the same reply.
 #include "evolve/mock_llm.hpp"
 
+#include "eval/replay_backend.hpp"
+
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
@@ -1053,6 +1055,12 @@ std::string compose_reply(Rng& rng, Op op, const Edit& e, const MutationRequest&
 }
 
 } // namespace
+
+MockLlmOptions mock_options_for(const Problem& problem, MockLlmOptions options) {
+  if (dynamic_cast<const ReplayBackend*>(problem.backend.get()))
+    options.space = problem.table->configs();
+  return options;
+}
 
 std::vector<Feature> parse_split_features(std::string_view text) {
   std::vector<Feature> out;

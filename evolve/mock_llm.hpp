@@ -3,6 +3,7 @@
 /// tweaks, coherent register- and shared-memory-aware retunes, threshold moves, rule splits,
 /// deletions, crossover from inspirations) and writes them as a chatty reply with a
 /// SEARCH/REPLACE block, so the evolution loop drives the same path as with a real LLM.
+#include "eval/problem.hpp"
 #include "evolve/mutator.hpp"
 #include "ir/condition.hpp"
 #include "ir/program.hpp"
@@ -30,6 +31,11 @@ struct MockLlmOptions {
   /// (`tilevolve splits` measures this; see README). Never empty.
   std::vector<Feature> split_features{Feature::M};
 };
+
+/// `options` with `space` set to the configs the problem's backend has recordings for when it
+/// replays measurements (those are all it can time); unchanged for the analytic model, which
+/// times any launchable config.
+MockLlmOptions mock_options_for(const Problem& problem, MockLlmOptions options);
 
 /// Parses split features written as letters ("M", "MN", "MNK", in any order); throws
 /// InputError for an empty text, a letter other than M, N, K, or a repeated one.

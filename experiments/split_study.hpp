@@ -1,9 +1,10 @@
 #pragma once
-/// Generalization over random splits: on each of several random half/half splits of the
-/// lecture shapes, evolution runs over seeds and is compared with the per-M table built from
-/// the same training half. One split is one draw of the luck of which shapes land in train; the
-/// study shows how much of a comparison is that luck (the spread over splits and seeds) and
-/// how much is the method (the mean over splits).
+/// Generalization over random splits: on each of several random half/half splits of a shape
+/// set (the lecture shapes by default), evolution runs over seeds and is compared with the per-M
+/// table built from the same training half. One split is one draw of the luck of which shapes land
+/// in train; the study shows how much of a comparison is that luck (the spread over splits and
+/// seeds) and how much is the method (the mean over splits).
+#include "eval/problem.hpp"
 #include "experiments/report.hpp"
 #include "experiments/seed_study.hpp"
 
@@ -15,7 +16,9 @@ namespace tv {
 
 /// What a split study runs.
 struct SplitStudyOptions {
-  std::string gpu = "h100";
+  /// The problem: GPU, shapes, expert, backend, and the kind of split ("random" or
+  /// "random-mnk"); its split seed is set per split.
+  ProblemSpec problem;
   long long budget = 1000; ///< programs per run
   int splits = 10;         ///< random splits, split seeds 0 .. splits-1
   int seeds = 5;           ///< evolution seeds 0 .. seeds-1 on every split
@@ -27,6 +30,7 @@ struct SplitStudyOptions {
 struct SplitRow {
   std::uint64_t split_seed = 0;
   SetScore per_m_train, per_m_test; ///< the per-M table built from this split's train half
+  SetScore best_single_test;        ///< the best single config of the train half, on test
   SeedStudy evolved;                ///< the runs, in seed order
   double gap = 0; ///< median evolved test fraction of the oracle minus the per-M table's
 };
@@ -44,7 +48,8 @@ struct SplitStudyResult {
 };
 
 /// Runs every split and seed (in parallel; results do not depend on the thread count); throws
-/// InputError for bad options (splits or seeds < 1, budget < 0, unknown GPU).
+/// InputError for bad options (splits or seeds < 1, budget < 0, a split other than random or
+/// random-mnk, or a problem that does not load).
 SplitStudyResult run_split_study(const SplitStudyOptions& options);
 
 } // namespace tv

@@ -21,9 +21,14 @@ StudyProblem load_study_problem(const std::string& gpu, const std::string& split
   spec.gpu = gpu;
   spec.split = split;
   spec.seed = split_seed;
+  return load_study_problem(spec);
+}
+
+StudyProblem load_study_problem(const ProblemSpec& spec) {
   StudyProblem s;
   s.problem = load_problem(spec);
-  s.baselines = compute_baselines(*s.problem->train, *s.problem->test, s.problem->expert);
+  s.baselines = compute_baselines(*s.problem->train, *s.problem->test, s.problem->expert,
+                                  s.problem->backend.get());
   return s;
 }
 

@@ -28,6 +28,10 @@ const MethodResult& find_baseline(const std::vector<MethodResult>& methods, cons
 StudyProblem load_study_problem(const std::string& gpu, const std::string& split,
                                 std::uint64_t split_seed = 0);
 
+/// Loads `spec` and computes its baselines (with the vendor library when the backend has
+/// recorded vendor times); throws InputError for bad input.
+StudyProblem load_study_problem(const ProblemSpec& spec);
+
 /// A short human name of a split spec: "random half/half", "train NAME, test the rest".
 std::string split_label(const std::string& split);
 
