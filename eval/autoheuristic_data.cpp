@@ -175,8 +175,7 @@ void parse_json_line(std::string_view line, std::string_view source, AutoHeurist
 } // namespace
 
 bool looks_like_autoheuristic(std::string_view first_line) {
-  first_line = trim_field(first_line);
-  if (first_line.substr(0, 3) == "\xEF\xBB\xBF") first_line.remove_prefix(3);
+  first_line = trim_field(strip_bom(first_line));
   return !first_line.empty() && first_line.front() == '{';
 }
 
@@ -186,18 +185,15 @@ std::string layout_of(std::int64_t s10, std::int64_t s11, bool contig1, std::int
 }
 
 AutoHeuristicData parse_autoheuristic(std::string_view text, std::string_view source) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   AutoHeuristicData out;
   std::array<int, kColumns> index;
   index.fill(-1);
   std::size_t width = 0;
-  int line_no = 0;
   bool have_json = false, have_header = false;
-  while (!text.empty()) {
-    ++line_no;
-    const std::size_t nl = text.find('\n');
-    const std::string_view line = trim_field(text.substr(0, nl));
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  LineCursor lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const int line_no = lines.line_no();
     if (!have_json) {
       if (line_no != 1 || line.empty() || line.front() != '{')
         fail_at_line(source, line_no, "expected the dataset's JSON object on line 1");
@@ -267,7 +263,8 @@ AutoHeuristicData parse_autoheuristic(std::string_view text, std::string_view so
   }
   if (!have_json)
     fail_at_line(source, 1, "empty file (expected the dataset's JSON object on line 1)");
-  if (!have_header) fail_at_line(source, line_no, "missing the CSV header after the JSON line");
+  if (!have_header)
+    fail_at_line(source, lines.line_no(), "missing the CSV header after the JSON line");
   return out;
 }
 

@@ -158,21 +158,17 @@ bool operator==(const MeasurementRecord& a, const MeasurementRecord& b) {
 }
 
 bool is_measurement_cache(std::string_view first_line) {
-  if (first_line.substr(0, 3) == "\xEF\xBB\xBF") first_line.remove_prefix(3);
-  return trim_field(first_line).substr(0, kVersionPrefix.size()) == kVersionPrefix;
+  return trim_field(strip_bom(first_line)).substr(0, kVersionPrefix.size()) == kVersionPrefix;
 }
 
 std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
                                                        std::string_view source) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<MeasurementRecord> out;
-  int line_no = 0;
   bool have_version = false, have_header = false;
-  while (!text.empty()) {
-    ++line_no;
-    const std::size_t nl = text.find('\n');
-    const std::string_view line = trim_field(text.substr(0, nl));
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  LineCursor lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const int line_no = lines.line_no();
     if (!have_version) {
       if (line != kMeasurementCacheVersionLine) {
         if (line.substr(0, kVersionPrefix.size()) == kVersionPrefix)
@@ -206,7 +202,8 @@ std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
     fail_at_line(source, 1,
                  fmt::format("empty file (expected the line '{}')", kMeasurementCacheVersionLine));
   if (!have_header)
-    fail_at_line(source, line_no, fmt::format("missing the header '{}'", kMeasurementCacheHeader));
+    fail_at_line(source, lines.line_no(),
+                 fmt::format("missing the header '{}'", kMeasurementCacheHeader));
   return out;
 }
 

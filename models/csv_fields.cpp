@@ -26,6 +26,20 @@ std::vector<std::string_view> split_csv_fields(std::string_view line) {
   return out;
 }
 
+std::string_view strip_bom(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
+bool LineCursor::next(std::string_view& line) {
+  if (rest_.empty()) return false;
+  ++line_no_;
+  const std::size_t nl = rest_.find('\n');
+  line = trim_field(rest_.substr(0, nl));
+  rest_.remove_prefix(nl == std::string_view::npos ? rest_.size() : nl + 1);
+  return true;
+}
+
 void fail_at_line(std::string_view source, int line, const std::string& what) {
   throw InputError(fmt::format("{}:{}: {}", source, line, what));
 }

@@ -15,6 +15,24 @@ inline constexpr std::int64_t kMaxShapeDim = std::int64_t(1) << 31;
 std::string_view trim_field(std::string_view s);
 /// The comma-separated fields of one line (no quoting), each trimmed.
 std::vector<std::string_view> split_csv_fields(std::string_view line);
+/// `text` without a leading UTF-8 byte order mark (spreadsheet exports write one).
+std::string_view strip_bom(std::string_view text);
+
+/// Walks a text line by line ('\n'-separated, each line trimmed, a leading byte order mark
+/// skipped), counting lines from 1.
+class LineCursor {
+public:
+  explicit LineCursor(std::string_view text) : rest_(strip_bom(text)) {}
+  /// Sets `line` to the next trimmed line; false at the end of the text.
+  bool next(std::string_view& line);
+  /// 1-based number of the line `next` returned last.
+  int line_no() const { return line_no_; }
+
+private:
+  std::string_view rest_;
+  int line_no_ = 0;
+};
+
 /// Throws InputError("<source>:<line>: <what>").
 [[noreturn]] void fail_at_line(std::string_view source, int line, const std::string& what);
 

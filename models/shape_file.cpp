@@ -82,9 +82,6 @@ double parse_weight(std::string_view field, std::string_view source, int line) {
 } // namespace
 
 std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view source) {
-  // A UTF-8 byte order mark (spreadsheet exports) is not part of the first column's name.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-
   std::array<int, kColumns> index; // field index of each column, -1 when absent
   index.fill(-1);
   std::size_t width = 0; // fields per row, from the header
@@ -92,13 +89,10 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
   std::vector<Shape> shapes;
   std::map<std::string, int, std::less<>> first_line; // name -> line it was defined on
 
-  int line_no = 0;
-  while (!text.empty()) {
-    ++line_no;
-    const std::size_t nl = text.find('\n');
-    const std::string_view raw = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    const std::string_view line = trim_field(raw);
+  LineCursor lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const int line_no = lines.line_no();
     if (line.empty() || line.front() == '#') continue;
     const std::vector<std::string_view> fields = split_csv_fields(line);
 
