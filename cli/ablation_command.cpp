@@ -1,9 +1,10 @@
 #include "cli/ablation_command.hpp"
 
+#include "cli/experiment_options.hpp"
+#include "cli/problem_options.hpp"
 #include "experiments/ablation.hpp"
 #include "ir/error.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 
@@ -22,8 +23,7 @@ void run_ablation_command(const AblationCommandOptions& o) {
   if (!kind)
     throw InputError(fmt::format(
         "unknown ablation '{}' (expected operators, cascade, database or features)", o.which));
-  if (!o.out.empty() && std::filesystem::exists(o.out) && !std::filesystem::is_directory(o.out))
-    throw InputError(fmt::format("--out {}: exists and is not a directory", o.out));
+  check_report_dir(o.out);
   const AblationResult r = run_ablation(*kind, o.ablation);
   fmt::print("{}", r.report.text());
   if (!o.out.empty()) {
@@ -42,10 +42,7 @@ void add_ablation_command(CLI::App& app) {
                 "features (splits bound M vs M, N, K)");
   cmd->add_option("which", o->which, "what to ablate: operators, cascade, database or features")
       ->required();
-  cmd->add_option("--gpu", o->ablation.gpu,
-                  "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
-                  "path to a .json profile")
-      ->capture_default_str();
+  add_gpu_option(*cmd, o->ablation.gpu);
   cmd->add_option("--budget", o->ablation.budget, "programs proposed per evolution run")
       ->capture_default_str();
   cmd->add_option("--seeds", o->ablation.seeds, "runs per variant (seeds 0 .. N-1)")
@@ -53,10 +50,7 @@ void add_ablation_command(CLI::App& app) {
   cmd->add_option("--split", o->ablation.split,
                   "train/test split: random (half/half) or model:NAME (train on NAME:*)")
       ->capture_default_str();
-  cmd->add_option("--threads", o->ablation.threads,
-                  "threads for the independent runs (0 = OpenMP default); results do not depend "
-                  "on it")
-      ->capture_default_str();
+  add_threads_option(*cmd, o->ablation.threads);
   cmd->add_option("--out", o->out, "write report.md and the SVG plots into this directory");
   cmd->callback([o] { run_ablation_command(*o); });
 }

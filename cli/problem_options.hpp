@@ -6,7 +6,16 @@
 
 namespace tv {
 
-/// Adds --gpu, --shapes, --test-shapes, --split, --split-seed, --backend and --expert to `cmd`.
-void add_problem_options(CLI::App& cmd, ProblemSpec& spec);
+/// Which of the problem options a subcommand takes.
+enum class ProblemOptionSet {
+  all,        ///< --gpu, --shapes, --test-shapes, --split, --split-seed, --backend, --expert
+  over_seeds, ///< all but --test-shapes and --split-seed: the caller sets the split seed
+};
+
+/// Adds the problem options of `which` to `cmd`.
+void add_problem_options(CLI::App& cmd, ProblemSpec& spec,
+                         ProblemOptionSet which = ProblemOptionSet::all);
+/// Adds --gpu alone (for subcommands whose problem is otherwise fixed).
+void add_gpu_option(CLI::App& cmd, std::string& gpu);
 
 } // namespace tv

@@ -1,11 +1,11 @@
 #include "cli/splits_command.hpp"
 
+#include "cli/experiment_options.hpp"
+#include "cli/problem_options.hpp"
 #include "evolve/mock_llm.hpp"
 #include "experiments/split_study.hpp"
-#include "ir/error.hpp"
 
 #include <cmath>
-#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -60,8 +60,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
 }
 
 void run_splits_command(const SplitsCommandOptions& o) {
-  if (!o.out.empty() && std::filesystem::exists(o.out) && !std::filesystem::is_directory(o.out))
-    throw InputError(fmt::format("--out {}: exists and is not a directory", o.out));
+  check_report_dir(o.out);
   SplitStudyOptions study = o.study;
   study.mutator.split_features = parse_split_features(o.split_features);
   const SplitStudyResult r = run_split_study(study);
@@ -83,34 +82,14 @@ void add_splits_command(CLI::App& app) {
       "splits", "Generalization over random splits: on each split, evolution over seeds against "
                 "the per-M table built from the same training half (lecture shapes on the "
                 "analytic model unless --shapes / --backend say otherwise)");
-  cmd->add_option("--gpu", o->study.problem.gpu,
-                  "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
-                  "path to a .json profile")
-      ->capture_default_str();
-  cmd->add_option("--shapes", o->study.problem.shapes,
-                  "shape CSV (name,M,N,K[,dtype][,weight][,layout]); default "
-                  "data/shapes/lecture.csv");
-  cmd->add_option("--split", o->study.problem.split,
-                  "kind of split: random (half/half) or random-mnk (half/half keeping each "
-                  "(M, N, K) on one side)")
-      ->capture_default_str();
-  cmd->add_option("--backend", o->study.problem.backend,
-                  "timing backend: analytic (the GPU model) or replay:FILE (recorded "
-                  "measurements)")
-      ->capture_default_str();
-  cmd->add_option("--expert", o->study.problem.expert,
-                  "expert program file (the reference); default data/experts/lecture.py, or "
-                  "lecture_amd.py on AMD GPUs");
+  add_problem_options(*cmd, o->study.problem, ProblemOptionSet::over_seeds);
   cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
       ->capture_default_str();
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
       ->capture_default_str();
   cmd->add_option("--seeds", o->study.seeds, "evolution runs per split (seeds 0 .. N-1)")
       ->capture_default_str();
-  cmd->add_option("--threads", o->study.threads,
-                  "threads for the independent runs (0 = OpenMP default); results do not depend "
-                  "on it")
-      ->capture_default_str();
+  add_threads_option(*cmd, o->study.threads);
   cmd->add_option("--split-features", o->split_features,
                   "features the mock LLM may bound when it splits a rule (as for evolve), e.g. M "
                   "or MNK")
