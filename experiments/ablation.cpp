@@ -137,10 +137,7 @@ std::optional<AblationKind> parse_ablation(std::string_view name) {
 }
 
 AblationResult run_ablation(AblationKind kind, const AblationOptions& options) {
-  if (options.seeds < 1)
-    throw InputError(fmt::format("--seeds must be at least 1, got {}", options.seeds));
-  if (options.budget < 0)
-    throw InputError(fmt::format("--budget must not be negative, got {}", options.budget));
+  check_seeds_and_budget(options.seeds, options.budget);
   AblationResult r;
   r.kind = kind;
   r.options = options;

@@ -524,10 +524,7 @@ Section demo4(const LectureResult& r) {
 } // namespace
 
 LectureResult run_lecture(const LectureOptions& options) {
-  if (options.seeds < 1)
-    throw InputError(fmt::format("--seeds must be at least 1, got {}", options.seeds));
-  if (options.budget < 0)
-    throw InputError(fmt::format("--budget must not be negative, got {}", options.budget));
+  check_seeds_and_budget(options.seeds, options.budget);
   LectureResult r;
   r.options = options;
   const StudyProblem random = load_study_problem(options.gpu, "random");

@@ -1,7 +1,10 @@
 #include "experiments/seed_study.hpp"
 
+#include "ir/error.hpp"
+
 #include <cmath>
 #include <exception>
+#include <fmt/format.h>
 #include <omp.h>
 #include <stdexcept>
 
@@ -32,6 +35,11 @@ std::vector<EvolutionResult> run_all(const std::vector<RunSpec>& specs, int thre
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   return results;
+}
+
+void check_seeds_and_budget(int seeds, long long budget) {
+  if (seeds < 1) throw InputError(fmt::format("--seeds must be at least 1, got {}", seeds));
+  if (budget < 0) throw InputError(fmt::format("--budget must not be negative, got {}", budget));
 }
 
 SeedStudy summarize_runs(std::string label, std::vector<EvolutionResult> runs) {

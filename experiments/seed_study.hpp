@@ -25,6 +25,9 @@ struct RunSpec {
 /// spec order).
 std::vector<EvolutionResult> run_all(const std::vector<RunSpec>& specs, int threads = 0);
 
+/// Throws InputError unless `seeds` >= 1 and `budget` >= 0 (the options of every study).
+void check_seeds_and_budget(int seeds, long long budget);
+
 /// One method's runs over seeds.
 struct SeedStudy {
   std::string label;

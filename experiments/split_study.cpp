@@ -39,10 +39,7 @@ std::string train_words(double train_gap, double test_gap) {
 SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   if (options.splits < 1)
     throw InputError(fmt::format("--splits must be at least 1, got {}", options.splits));
-  if (options.seeds < 1)
-    throw InputError(fmt::format("--seeds must be at least 1, got {}", options.seeds));
-  if (options.budget < 0)
-    throw InputError(fmt::format("--budget must not be negative, got {}", options.budget));
+  check_seeds_and_budget(options.seeds, options.budget);
   if (options.problem.split != "random" && options.problem.split != "random-mnk")
     throw InputError(
         fmt::format("--split must be random or random-mnk for a study over split seeds, got '{}'",
