@@ -3,14 +3,29 @@
 #include "experiments/study_problem.hpp"
 #include "ir/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <iterator>
 #include <limits>
+#include <numeric>
 
 namespace tv {
 
 namespace {
+
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+
+/// Sum of squared deviations from the mean.
+double sum_of_squares(const std::vector<double>& v) {
+  const double m = mean(v);
+  double ss = 0;
+  for (double x : v)
+    ss += (x - m) * (x - m);
+  return ss;
+}
 
 /// Words for the mean gap against twice its standard error (no figures: those are cited).
 std::string verdict(double mean_gap, double se) {
@@ -67,8 +82,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   std::vector<EvolutionResult> results = run_all(specs, options.threads);
 
   const std::size_t n = std::size_t(options.seeds);
-  double sum_gap = 0, sum_train_gap = 0, sum_sq = 0;
-  std::size_t runs = 0;
+  std::vector<double> gaps, train_gaps, run_gaps;
   for (std::size_t i = 0; i < problems.size(); ++i) {
     SplitRow row;
     row.split_seed = std::uint64_t(i);
@@ -81,32 +95,20 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
         std::vector<EvolutionResult>(std::make_move_iterator(results.begin() + long(i * n)),
                                      std::make_move_iterator(results.begin() + long((i + 1) * n))));
     row.gap = row.evolved.test_fraction.median - pm.test.fraction_of_oracle;
-    sum_gap += row.gap;
-    sum_train_gap += row.evolved.train_fraction.median - pm.train.fraction_of_oracle;
-    if (row.gap >= 0) ++r.splits_at_least;
-    for (const auto& run : row.evolved.runs) {
-      const double g = run.best_test.fraction_of_oracle - pm.test.fraction_of_oracle;
-      sum_sq += g * g;
-      ++runs;
-    }
+    gaps.push_back(row.gap);
+    train_gaps.push_back(row.evolved.train_fraction.median - pm.train.fraction_of_oracle);
+    for (const auto& run : row.evolved.runs)
+      run_gaps.push_back(run.best_test.fraction_of_oracle - pm.test.fraction_of_oracle);
     r.rows.push_back(std::move(row));
   }
-  r.mean_gap = sum_gap / double(r.rows.size());
-  r.mean_train_gap = sum_train_gap / double(r.rows.size());
-  // sd of run-level gaps around their mean.
-  double mean_run = 0;
-  for (const auto& row : r.rows)
-    for (const auto& run : row.evolved.runs)
-      mean_run += run.best_test.fraction_of_oracle - row.per_m_test.fraction_of_oracle;
-  mean_run /= double(runs);
-  r.run_gap_sd = std::sqrt(std::max(0.0, sum_sq / double(runs) - mean_run * mean_run));
-  r.mean_gap_se = std::numeric_limits<double>::quiet_NaN();
-  if (r.rows.size() >= 2) {
-    double ss = 0;
-    for (const auto& row : r.rows)
-      ss += (row.gap - r.mean_gap) * (row.gap - r.mean_gap);
-    r.mean_gap_se = std::sqrt(ss / double(r.rows.size() - 1) / double(r.rows.size()));
-  }
+  r.splits_at_least = int(std::count_if(gaps.begin(), gaps.end(), [](double g) { return g >= 0; }));
+  r.mean_gap = mean(gaps);
+  r.mean_train_gap = mean(train_gaps);
+  r.run_gap_sd = std::sqrt(sum_of_squares(run_gaps) / double(run_gaps.size()));
+  r.mean_gap_se =
+      gaps.size() >= 2
+          ? std::sqrt(sum_of_squares(gaps) / double(gaps.size() - 1) / double(gaps.size()))
+          : std::numeric_limits<double>::quiet_NaN();
 
   // The report.
   const Problem& p0 = *problems.front().problem;

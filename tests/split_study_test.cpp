@@ -59,8 +59,22 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   CHECK(r.mean_gap == doctest::Approx(sum / 3));
   CHECK(r.mean_train_gap == doctest::Approx(sum_train / 3));
   CHECK(r.splits_at_least == at_least);
-  CHECK(r.run_gap_sd >= 0);
-  CHECK(std::isfinite(r.mean_gap_se));
+  // Scatter of single runs (population sd) and the standard error of the mean gap (sample sd
+  // over the splits / sqrt(splits)), recomputed from the runs.
+  std::vector<double> run_gaps;
+  for (const SplitRow& row : r.rows)
+    for (const auto& run : row.evolved.runs)
+      run_gaps.push_back(run.best_test.fraction_of_oracle - row.per_m_test.fraction_of_oracle);
+  double m = 0, ss = 0;
+  for (double g : run_gaps)
+    m += g / double(run_gaps.size());
+  for (double g : run_gaps)
+    ss += (g - m) * (g - m);
+  CHECK(r.run_gap_sd == doctest::Approx(std::sqrt(ss / double(run_gaps.size()))));
+  double gs = 0;
+  for (const SplitRow& row : r.rows)
+    gs += (row.gap - r.mean_gap) * (row.gap - r.mean_gap);
+  CHECK(r.mean_gap_se == doctest::Approx(std::sqrt(gs / 2 / 3)));
   CHECK(check_citations(r.report).empty());
   const ReportTable& t = r.report.sections.at(0).tables.at(0);
   REQUIRE(t.rows.size() == 3);
