@@ -290,10 +290,12 @@ void Evolution::step_batch(long long count) {
     p.request.parent_score = p.sample.parent.score;
     const auto times = s.eval.cached_times(p.sample.parent.program, problem_->train_rows);
     for (std::size_t i = 0; i < times.size(); ++i) {
-      const Shape& sh = problem_->shape(problem_->train_rows[i]);
-      p.request.feedback.push_back(
-          {sh, p.sample.parent.program.choose(sh), times[i], std::min(times[i], s.best_times[i]),
-           times[i] <= s.best_times[i] ? p.sample.parent.program.choose(sh) : s.best_configs[i]});
+      const Shape& sh = s.train_shapes[i];
+      const Config chosen = p.sample.parent.program.choose(sh);
+      const bool parent_is_best = times[i] <= s.best_times[i];
+      p.request.feedback.push_back({sh, chosen, times[i],
+                                    parent_is_best ? times[i] : s.best_times[i],
+                                    parent_is_best ? chosen : s.best_configs[i]});
     }
     p.request.seed = s.rng.next();
   }
