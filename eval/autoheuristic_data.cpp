@@ -63,17 +63,6 @@ bool optional_column(int c) {
   return c == kContig1 || c == kContig2 || c == kTf32;
 }
 
-std::int64_t parse_int(std::string_view field, std::string_view what, std::string_view source,
-                       int line, std::int64_t lo, std::int64_t hi) {
-  std::int64_t v = 0;
-  const char* end = field.data() + field.size();
-  const auto [ptr, ec] = std::from_chars(field.data(), end, v);
-  if (field.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
-    fail_at_line(source, line,
-                 fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
-  return v;
-}
-
 bool parse_bool(std::string_view field, std::string_view what, std::string_view source, int line) {
   if (field == "True" || field == "true" || field == "1") return true;
   if (field == "False" || field == "false" || field == "0") return false;
@@ -113,7 +102,7 @@ Config parse_triton_choice(std::string_view choice, std::string_view source, int
     if (k == keys.end()) bad(fmt::format("unknown key '{}'", key));
     auto& slot = value[std::size_t(k - keys.begin())];
     if (slot) bad(fmt::format("key '{}' given twice", key));
-    slot = int(parse_int(item.substr(eq + 1), key, source, line, 1, 1 << 20));
+    slot = int(parse_int_field(item.substr(eq + 1), key, 1, 1 << 20, source, line));
   }
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (!value[i]) bad(fmt::format("missing {}", keys[i]));
@@ -232,13 +221,13 @@ AutoHeuristicData parse_autoheuristic(std::string_view text, std::string_view so
 
     AutoHeuristicRow row;
     row.line = line_no;
-    row.M = parse_int(field(kM), "m", source, line_no, 1, kMaxSize);
-    row.N = parse_int(field(kN), "n", source, line_no, 1, kMaxSize);
-    row.K = parse_int(field(kK), "k", source, line_no, 1, kMaxSize);
+    row.M = parse_int_field(field(kM), "m", 1, kMaxSize, source, line_no);
+    row.N = parse_int_field(field(kN), "n", 1, kMaxSize, source, line_no);
+    row.K = parse_int_field(field(kK), "k", 1, kMaxSize, source, line_no);
     const auto d1 = torch_dtype(field(kDtype1)), d2 = torch_dtype(field(kDtype2));
     const auto stride = [&](Column c, std::string_view what) {
-      return parse_int(field(c), what, source, line_no, 0,
-                       std::numeric_limits<std::int64_t>::max());
+      return parse_int_field(field(c), what, 0, std::numeric_limits<std::int64_t>::max(), source,
+                             line_no);
     };
     const std::int64_t s10 = stride(kStride10, "mat1_stride_0"),
                        s11 = stride(kStride11, "mat1_stride_1"),

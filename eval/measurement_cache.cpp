@@ -80,21 +80,10 @@ std::string csv_field(std::string_view s) {
   return out + '"';
 }
 
-std::int64_t parse_int(std::string_view field, std::string_view what, std::int64_t lo,
-                       std::int64_t hi, std::string_view source, int line) {
-  std::int64_t v = 0;
-  const char* end = field.data() + field.size();
-  const auto [ptr, ec] = std::from_chars(field.data(), end, v);
-  if (field.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
-    fail_at_line(source, line,
-                 fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
-  return v;
-}
-
 std::optional<int> parse_knob(std::string_view field, std::string_view what,
                               std::string_view source, int line) {
   if (field.empty()) return std::nullopt;
-  return int(parse_int(field, what, 0, 1 << 20, source, line));
+  return int(parse_int_field(field, what, 0, 1 << 20, source, line));
 }
 
 double parse_seconds(std::string_view field, std::string_view source, int line) {
@@ -112,16 +101,16 @@ MeasurementRecord parse_row(const std::vector<std::string>& f, std::string_view 
   MeasurementRecord r;
   r.gpu = f[0];
   if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
-  r.shape.M = parse_int(f[1], "M", 1, kMaxSize, source, line);
-  r.shape.N = parse_int(f[2], "N", 1, kMaxSize, source, line);
-  r.shape.K = parse_int(f[3], "K", 1, kMaxSize, source, line);
+  r.shape.M = parse_int_field(f[1], "M", 1, kMaxSize, source, line);
+  r.shape.N = parse_int_field(f[2], "N", 1, kMaxSize, source, line);
+  r.shape.K = parse_int_field(f[3], "K", 1, kMaxSize, source, line);
   const auto d = parse_dtype(f[4]);
   if (!d)
     fail_at_line(source, line,
                  fmt::format("unknown dtype '{}' (expected bf16, f16, f32 or fp8)", f[4]));
   r.shape.dtype = *d;
   const auto field = [&](std::size_t i, std::string_view what) {
-    return int(parse_int(f[i], what, 1, 1 << 20, source, line));
+    return int(parse_int_field(f[i], what, 1, 1 << 20, source, line));
   };
   r.config.BM = field(5, "BM");
   r.config.BN = field(6, "BN");

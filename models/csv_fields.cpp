@@ -2,6 +2,7 @@
 
 #include "ir/error.hpp"
 
+#include <charconv>
 #include <fmt/format.h>
 
 namespace tv {
@@ -38,6 +39,17 @@ bool LineCursor::next(std::string_view& line) {
   line = trim_field(rest_.substr(0, nl));
   rest_.remove_prefix(nl == std::string_view::npos ? rest_.size() : nl + 1);
   return true;
+}
+
+std::int64_t parse_int_field(std::string_view field, std::string_view what, std::int64_t lo,
+                             std::int64_t hi, std::string_view source, int line) {
+  std::int64_t v = 0;
+  const char* end = field.data() + field.size();
+  const auto [ptr, ec] = std::from_chars(field.data(), end, v);
+  if (field.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
+    fail_at_line(source, line,
+                 fmt::format("{} must be an integer in [{}, {}], got '{}'", what, lo, hi, field));
+  return v;
 }
 
 void fail_at_line(std::string_view source, int line, const std::string& what) {

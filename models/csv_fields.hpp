@@ -33,6 +33,11 @@ private:
   int line_no_ = 0;
 };
 
+/// The integer in `field`, which must lie in [lo, hi]; otherwise throws InputError
+/// "<source>:<line>: <what> must be an integer in [lo, hi], got '<field>'".
+std::int64_t parse_int_field(std::string_view field, std::string_view what, std::int64_t lo,
+                             std::int64_t hi, std::string_view source, int line);
+
 /// Throws InputError("<source>:<line>: <what>").
 [[noreturn]] void fail_at_line(std::string_view source, int line, const std::string& what);
 

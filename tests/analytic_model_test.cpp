@@ -10,13 +10,7 @@ using namespace tv;
 using tv::test::cfg;
 
 namespace {
-Shape shape(std::int64_t m, std::int64_t n, std::int64_t k) {
-  Shape s;
-  s.M = m;
-  s.N = n;
-  s.K = k;
-  return s;
-}
+using tv::test::shape;
 std::vector<Config> sample_configs(const Gpu& g) {
   std::vector<Config> out;
   const auto all = model_configs(g, {DType::bf16});

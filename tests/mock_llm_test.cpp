@@ -39,13 +39,7 @@ const Program& lecture() {
   return lecture(gpu("h100"));
 }
 
-Shape shape(std::int64_t m, std::int64_t n, std::int64_t k) {
-  Shape s;
-  s.M = m;
-  s.N = n;
-  s.K = k;
-  return s;
-}
+using tv::test::shape;
 
 /// A config with every field drawn from `g`'s space (AMD knobs set half the time when legal).
 Config legal_config(Rng& rng, const Gpu& g) {

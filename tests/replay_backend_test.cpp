@@ -51,14 +51,7 @@ struct TempDir {
   }
 };
 
-Shape shape(std::int64_t M, std::int64_t N, std::int64_t K, DType d = DType::bf16) {
-  Shape s;
-  s.M = M;
-  s.N = N;
-  s.K = K;
-  s.dtype = d;
-  return s;
-}
+using tv::test::shape;
 
 MeasurementRecord record(const std::string& gpu, const Shape& s, const Config& c, MeasureStatus st,
                          double seconds = 0) {

@@ -38,6 +38,16 @@ inline const Problem& lecture_problem(const std::string& gpu_name = "h100") {
   return *p;
 }
 
+/// A shape from its sizes (bf16 unless `d` says otherwise, no name).
+inline Shape shape(std::int64_t m, std::int64_t n, std::int64_t k, DType d = DType::bf16) {
+  Shape s;
+  s.M = m;
+  s.N = n;
+  s.K = k;
+  s.dtype = d;
+  return s;
+}
+
 /// Config from its fields (AMD knobs unset).
 inline Config cfg(int bm, int bn, int bk, int warps, int stages, int group) {
   Config c;
