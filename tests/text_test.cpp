@@ -438,7 +438,7 @@ TEST_CASE("text: garbage and mutated text never crash and parse consistently") {
         break;
       case 7: // add a space after a space or a comment before a line end
         if (s[at] == ' ')
-          s.insert(at, " ");
+          s.insert(at, 1, ' ');
         else if (s[at] == '\n')
           s.insert(at, "  # note");
         break;
@@ -463,7 +463,7 @@ TEST_CASE("text: garbage and mutated text never crash and parse consistently") {
         s = s.substr(0, at);
         break;
       }
-      if (s.empty()) s = "d";
+      if (s.empty()) s.assign(1, 'd');
     }
     ParseResult r = parse_program(s);
     parsed += r.ok() ? 1 : 0;
