@@ -15,16 +15,49 @@
 
 namespace tv {
 
+namespace {
+
+/// `t` with one more column: the vendor library's time on every row, from `backend`; throws
+/// InputError naming the first shape it has no time for.
+TimeTable with_vendor_column(const TimeTable& t, const TimingBackend& backend,
+                             const std::string& source) {
+  const std::size_t rows = t.shapes().size(), cols = t.configs().size();
+  xt::xtensor<double, 2> times({rows, cols + 1});
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c)
+      times(r, c) = t.time(r, c);
+    const auto v = backend.vendor_time(t.shapes()[r]);
+    if (!v)
+      throw InputError(fmt::format("--vendor-dispatch: {} has no vendor-library time for shape {} "
+                                   "({}x{}x{} {})",
+                                   source, t.shapes()[r].label(), t.shapes()[r].M, t.shapes()[r].N,
+                                   t.shapes()[r].K, dtype_name(t.shapes()[r].dtype)));
+    times(r, cols) = *v;
+  }
+  std::vector<Config> configs = t.configs();
+  configs.push_back(vendor_config());
+  return TimeTable(t.shapes(), std::move(configs), std::move(times), t.ignores_amd_knobs());
+}
+
+} // namespace
+
 std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
   const auto& ds = dtypes_;
   std::vector<StaticIssue> issues = static_check(prog, gpu, ds);
   if (!issues.empty()) return issues;
-  for (const Config& c : reachable_configs(prog))
+  for (const Config& c : reachable_configs(prog)) {
+    if (c.vendor && !spec.vendor_dispatch) {
+      issues.push_back({-1, c,
+                        "vendor dispatch is off (--vendor-dispatch lets a program return "
+                        "\"vendor\" where the backend times the vendor library)"});
+      continue;
+    }
     for (DType d : ds)
       if (auto why = backend->cannot_time(c, d)) {
         issues.push_back({-1, c, *why});
         break;
       }
+  }
   // Name the rule of each backend issue (the first live rule returning that config).
   for (auto& i : issues)
     for (std::size_t r = 0; r < prog.rules.size(); ++r)
@@ -82,6 +115,9 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     p->test_rows.push_back(row_of(s));
 
   p->table = std::make_unique<TimeTable>(p->backend->table(rows));
+  if (spec.vendor_dispatch)
+    p->table =
+        std::make_unique<TimeTable>(with_vendor_column(*p->table, *p->backend, p->backend->name()));
   for (const auto& s : rows)
     if (std::find(p->dtypes_.begin(), p->dtypes_.end(), s.dtype) == p->dtypes_.end())
       p->dtypes_.push_back(s.dtype);

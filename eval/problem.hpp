@@ -23,6 +23,9 @@ struct ProblemSpec {
   std::string expert;               ///< program file; default data/experts/lecture.py
   std::uint64_t seed = 0;           ///< seed of the random split
   std::string backend = "analytic"; ///< timing backend spec (see backend_factory.hpp)
+  /// Programs may return "vendor" (the vendor library) where the backend times it; the table
+  /// then has a vendor column, so the oracle is the best of the tile configs and the library.
+  bool vendor_dispatch = false;
 };
 
 /// Everything needed to score programs; the table covers train and test shapes.
@@ -40,7 +43,7 @@ struct Problem {
   /// Dtypes present in the shapes (filled once by load_problem).
   const std::vector<DType>& dtypes() const { return dtypes_; }
   /// Stage-0 check: every reachable branch must launch on the GPU and be timeable by the
-  /// backend; empty when the program passes.
+  /// backend (a "vendor" branch only with vendor dispatch on); empty when the program passes.
   std::vector<StaticIssue> static_issues(const Program& p) const;
   /// The shape of table row `r`.
   const Shape& shape(std::size_t r) const { return table->shapes()[r]; }

@@ -238,6 +238,17 @@ Config ReplayBackend::launched_config(const Config& c, const Shape& s) const {
 }
 
 Measurement ReplayBackend::lookup(const Shape& s, const Config& c) const {
+  if (c.vendor) {
+    Measurement m;
+    if (const auto t = vendor_time(s)) {
+      m.status = MeasureStatus::ok;
+      m.seconds = *t;
+    } else {
+      m.detail = fmt::format("no vendor-library time for {}x{}x{} {} in {}", s.M, s.N, s.K,
+                             dtype_name(s.dtype), source_);
+    }
+    return m;
+  }
   const Config launched = launched_config(c, s);
   auto it = results_.find({key_of(s), launched});
   if (it != results_.end()) return it->second;
@@ -260,6 +271,11 @@ std::vector<Measurement> ReplayBackend::time(const std::vector<TimingRequest>& b
 }
 
 std::optional<std::string> ReplayBackend::cannot_time(const Config& c, DType d) const {
+  if (c.vendor) {
+    for (const auto& [k, t] : vendor_)
+      if (std::get<3>(k) == d) return std::nullopt;
+    return fmt::format("{} has no vendor-library rows for {}", source_, dtype_name(d));
+  }
   const auto list_space = [&] {
     std::vector<std::string> briefs;
     for (const Config& s : space_)
