@@ -87,7 +87,10 @@ TEST_CASE("workloads_cli: a log's merged, transposed, batched and skipped entrie
   CHECK(j["problem"]["notes"][0] ==
         "hipBLASLt log: 5 entries, 4 kept -> 3 GEMMs after merging identical ones (weight = "
         "call_count x batch_count); skipped 1 entry: 1 with a_type f8_fnuz_r (5 calls)");
-  CHECK(j["problem"]["weighted"] == true); // weights 20, 2 and 96
+  CHECK(j["per_shape"][0]["weight"] == 20); // 2 lines x 10 calls
+  CHECK(j["per_shape"][1]["weight"] == 2);
+  CHECK(j["per_shape"][2]["weight"] == 96); // 3 calls x batch 32
+  CHECK(j["problem"]["weighted"] == true);
 
   const std::string bad = temp_file("malformed.yaml", entry + entry +
                                                           "- {function: matmul, M: "
