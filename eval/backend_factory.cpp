@@ -10,14 +10,19 @@ namespace tv {
 
 std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu) {
   if (spec.empty() || spec == "analytic") return std::make_unique<AnalyticBackend>(gpu);
-  if (spec.rfind("replay:", 0) == 0) {
-    const std::string file = spec.substr(7);
+  if (const auto f = replay_file_of(spec)) {
+    const std::string& file = *f;
     if (file.empty())
       throw InputError("backend 'replay:' needs a file, e.g. replay:data/replay/h100_mm.txt");
     // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, all four layouts).
     return std::make_unique<ReplayBackend>(file, ReplayFilter{}, gpu);
   }
   throw InputError(fmt::format("unknown backend '{}' (expected analytic or replay:FILE)", spec));
+}
+
+std::optional<std::string> replay_file_of(const std::string& spec) {
+  if (spec.rfind("replay:", 0) != 0) return std::nullopt;
+  return spec.substr(7);
 }
 
 } // namespace tv

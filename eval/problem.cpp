@@ -1,6 +1,8 @@
 #include "eval/problem.hpp"
 
 #include "eval/backend_factory.hpp"
+#include "eval/replay_backend.hpp"
+#include "eval/replay_device.hpp"
 #include "ir/error.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
@@ -8,6 +10,7 @@
 #include "models/shape_file.hpp"
 #include "models/split.hpp"
 #include "models/static_check.hpp"
+#include "models/workloads/keep_threshold.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -68,19 +71,107 @@ std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
   return issues;
 }
 
+WorkloadSpec ProblemSpec::workload() const {
+  WorkloadSpec w;
+  w.shapes = shapes;
+  w.workload_log = workload_log;
+  w.model = model;
+  w.tp = tp;
+  w.tokens = tokens;
+  w.inline_shapes = inline_shapes;
+  return w;
+}
+
+nlohmann::json problem_spec_json(const ProblemSpec& s) {
+  nlohmann::json j{{"gpu", s.gpu},        {"shapes", s.shapes},   {"test_shapes", s.test_shapes},
+                   {"split", s.split},    {"split_seed", s.seed}, {"expert", s.expert},
+                   {"backend", s.backend}};
+  if (!s.workload_log.empty()) j["workload_log"] = s.workload_log;
+  if (!s.model.empty()) j["model"] = s.model;
+  if (s.tp != 0) j["tp"] = s.tp;
+  if (!s.tokens.empty()) j["tokens"] = s.tokens;
+  if (!s.inline_shapes.empty()) j["inline"] = s.inline_shapes;
+  if (s.keep) j["keep"] = *s.keep;
+  if (s.vendor_dispatch) j["vendor_dispatch"] = true;
+  return j;
+}
+
+ProblemSpec problem_spec_from_json(const nlohmann::json& j, const std::string& source) {
+  try {
+    ProblemSpec s;
+    s.gpu = j.value("gpu", "");
+    s.shapes = j.value("shapes", "");
+    s.test_shapes = j.value("test_shapes", "");
+    s.split = j.value("split", "random");
+    s.seed = j.value("split_seed", std::uint64_t(0));
+    s.expert = j.value("expert", "");
+    s.backend = j.value("backend", "analytic");
+    s.workload_log = j.value("workload_log", "");
+    s.model = j.value("model", "");
+    s.tp = j.value("tp", 0);
+    s.tokens = j.value("tokens", "");
+    s.inline_shapes = j.value("inline", std::vector<std::string>{});
+    if (j.contains("keep")) s.keep = j["keep"].get<double>();
+    s.vendor_dispatch = j.value("vendor_dispatch", false);
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: bad problem description ({})", source, e.what()));
+  }
+}
+
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   auto p = std::make_unique<Problem>();
   p->spec = spec;
-  p->gpu = find_gpu(spec.gpu);
+  // The GPU: as given, or the profile that fits the device a replay file was measured on.
+  const std::optional<std::string> replay_file = replay_file_of(spec.backend);
+  if (spec.gpu_is_default && replay_file && !replay_file->empty())
+    if (const auto d = replay_device(*replay_file)) {
+      p->spec.gpu = d->gpu;
+      p->notes.push_back(d->note);
+    }
+  p->spec.gpu_is_default = false; // from here on the spec names the profile it used
+  p->gpu = find_gpu(p->spec.gpu);
   p->backend = make_backend(spec.backend, p->gpu);
-  p->shapes_path = spec.shapes.empty() ? data_path("shapes/lecture.csv") : spec.shapes;
-  // The lecture's expert, in its AMD form (2 stages) on AMD GPUs, unless one is given.
-  p->expert_path = !spec.expert.empty()     ? spec.expert
-                   : p->gpu.vendor == "amd" ? data_path("experts/lecture_amd.py")
+  const auto* replay = dynamic_cast<const ReplayBackend*>(p->backend.get());
+
+  // The shapes: the one source given, else a replay file's keys, else the lecture set.
+  std::vector<Shape> shapes;
+  if (auto w = load_workload(spec.workload())) {
+    shapes = std::move(w->shapes);
+    p->shapes_path = w->source;
+    if (!w->note.empty()) p->notes.push_back(w->note);
+  } else if (replay) {
+    shapes = replay->shapes();
+    p->shapes_path = "the keys of " + *replay_file;
+    p->notes.push_back(fmt::format("shapes: the {} keys (M, N, K, dtype{}) recorded in {}",
+                                   shapes.size(), replay->autoheuristic() ? ", layout" : "",
+                                   *replay_file));
+  } else {
+    p->shapes_path = data_path("shapes/lecture.csv");
+    shapes = load_shape_file(p->shapes_path);
+  }
+  if (spec.keep) {
+    const KeepResult k = keep_time_share(shapes, estimated_seconds(shapes, p->gpu), *spec.keep);
+    shapes = k.kept;
+    p->notes.push_back(fmt::format("--keep {}: {} (estimated time: weight x the analytic {} "
+                                   "model's fastest config)",
+                                   *spec.keep, k.summary(), p->gpu.name));
+  }
+
+  // The expert: as given, or the lecture's, in the form that fits the GPU or the config space.
+  if (!spec.expert.empty()) {
+    p->expert_path = spec.expert;
+  } else if (replay && replay->autoheuristic()) {
+    p->expert_path = data_path("experts/h100_inductor.py");
+    p->notes.push_back("expert: the lecture's expert in the config space of Inductor's mm "
+                       "candidates (data/experts/h100_inductor.py), the default for "
+                       "AutoHeuristic replay data");
+  } else {
+    p->expert_path = p->gpu.vendor == "amd" ? data_path("experts/lecture_amd.py")
                                             : data_path("experts/lecture.py");
+  }
   p->expert = load_program_file(p->expert_path);
 
-  const std::vector<Shape> shapes = load_shape_file(p->shapes_path);
   std::vector<Shape> train, test;
   if (!spec.test_shapes.empty()) {
     p->test_shapes_path = spec.test_shapes;
