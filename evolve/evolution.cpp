@@ -19,6 +19,8 @@ namespace tv {
 namespace {
 
 constexpr int kCheckpointVersion = 2;
+/// Measured configs per training shape the mutator is shown (the fastest ones).
+constexpr std::size_t kMeasuredPerShape = 12;
 
 std::string hex64(std::uint64_t v) {
   return fmt::format("{:016x}", v);
@@ -288,7 +290,8 @@ void Evolution::step_batch(long long count) {
       const bool parent_is_best = times[i] <= s.best_times[i];
       p.request.feedback.push_back({sh, chosen, times[i],
                                     parent_is_best ? times[i] : s.best_times[i],
-                                    parent_is_best ? chosen : s.best_configs[i]});
+                                    parent_is_best ? chosen : s.best_configs[i],
+                                    s.eval.fastest(problem_->train_rows[i], kMeasuredPerShape)});
     }
     p.request.seed = s.rng.next();
   }

@@ -18,6 +18,9 @@ struct ShapeFeedback {
   double seconds = 0;      ///< the parent's time
   double best_seconds = 0; ///< best time seen for this shape so far in the run (<= seconds)
   std::optional<Config> best_config; ///< the config that ran in best_seconds, when known
+  /// The fastest configs timed on this shape so far in the run (seconds, config), fastest
+  /// first: what the run has measured, as a prompt would show it (may be empty).
+  std::vector<std::pair<double, Config>> measured;
 };
 
 /// Everything a mutator may use to propose one child.
