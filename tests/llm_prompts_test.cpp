@@ -93,7 +93,7 @@ TEST_CASE("llm_prompts: AMD limits, candidates and a replay backend's closed con
   CHECK(values.at("gpu_limits").find("wavefront size 64") != std::string::npos);
   CHECK(values.at("gpu_limits").find("LDS: max(1, stages - 1) * (BM + BN)") != std::string::npos);
   CHECK(values.at("legal_values").find("matrix_instr_nonkdim") != std::string::npos);
-  CHECK(values.at("candidate_note") == "This is candidate 2 of 3 proposed for this parent at "
+  CHECK(values.at("candidate_note") == " This is candidate 2 of 3 proposed for this parent at "
                                        "once: propose an edit that differs from the most "
                                        "obvious one.");
 

@@ -279,7 +279,7 @@ std::string previous_attempts(const MutationRequest& r) {
 
 std::string candidate_note(const MutationRequest& r) {
   if (r.candidates <= 1) return "";
-  return fmt::format("This is candidate {} of {} proposed for this parent at once: propose an "
+  return fmt::format(" This is candidate {} of {} proposed for this parent at once: propose an "
                      "edit that differs from the most obvious one.",
                      r.candidate + 1, r.candidates);
 }

@@ -8,6 +8,7 @@
 ///   {best_program} {best_score} {inspirations} {previous_attempts} {candidate}
 ///   {candidates} {candidate_note}
 /// system.txt must use {gpu_limits} and {legal_values}; the two requests must use {parent}.
+/// {candidate_note} is empty for a single candidate, else a sentence that starts with a space.
 #include "eval/problem.hpp"
 #include "evolve/mutator.hpp"
 #include "evolve/mutators/prompt_template.hpp"

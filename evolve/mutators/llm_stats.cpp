@@ -151,8 +151,8 @@ std::string llm_stats_text(const nlohmann::json& stats) {
   out += fmt::format("Failed attempts by kind: {}; requests that failed for good: {}.\n",
                      kinds_text(total.failures), kinds_text(total.final_failures));
   out +=
-      fmt::format("Tokens: {} ({} prompt + {} completion){}; waiting for answers {:.1f} s, "
-                  "backing off {:.1f} s.\n",
+      fmt::format("Tokens: {} ({} prompt + {} completion){}; time spent waiting for answers, "
+                  "summed over attempts: {:.1f} s; backoff waits: {:.1f} s.\n",
                   thousands(total.prompt_tokens + total.completion_tokens),
                   thousands(total.prompt_tokens), thousands(total.completion_tokens),
                   total.no_usage ? fmt::format(", {} replies without usage", total.no_usage) : "",
