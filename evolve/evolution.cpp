@@ -443,8 +443,9 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
 void Evolution::step_batch(long long count) {
   State& s = *s_;
   const int k = options_.candidates;
-  // Groups of k proposals for one parent; with k > 1 each group keeps a place in the batch for
-  // the merge of its children.
+  // Groups of k proposals for one parent. With k > 1 each group keeps a place in the batch for
+  // the merge of its children, so a batch of `count` holds count / (k + 1) groups; when fewer
+  // than k + 1 programs are left, one group of that many proposals and no merge.
   struct Group {
     ParentSample sample;
     std::string parent_text;
@@ -453,14 +454,15 @@ void Evolution::step_batch(long long count) {
   };
   std::vector<Group> groups;
   std::vector<MutationRequest> requests;
-  for (long long left = count; left > 0;) {
+  const bool merge_room = k > 1 && count >= k + 1;
+  const long long group_count = k == 1 ? count : (merge_room ? count / (k + 1) : 1);
+  for (long long gi = 0; gi < group_count; ++gi) {
     Group g;
-    g.sample = s.db.sample(int((s.done + (long long)groups.size()) % s.db.islands()), s.rng);
+    g.sample = s.db.sample(int((s.done + gi) % s.db.islands()), s.rng);
     const MutationRequest base = make_request(g.sample);
     g.parent_text = base.parent_text;
-    g.merge_room = k > 1 && left >= k + 1;
-    g.size = std::size_t(k == 1 ? 1 : std::min<long long>(k, left));
-    left -= g.merge_room ? k + 1 : (long long)g.size;
+    g.merge_room = merge_room;
+    g.size = std::size_t(k == 1 ? 1 : (merge_room ? k : count));
     g.first = requests.size();
     for (std::size_t c = 0; c < g.size; ++c) {
       MutationRequest r = base;

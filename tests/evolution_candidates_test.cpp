@@ -171,3 +171,38 @@ TEST_CASE("evolution: a mutator that runs out stops the run with its reason, res
   CHECK(again.stop_reason == r.stop_reason);
   CHECK(again.best.program == r.best.program);
 }
+
+TEST_CASE(
+    "evolution: with candidates, resuming from a checkpoint ends like the uninterrupted run") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  EvolutionOptions o;
+  o.seed = 6;
+  o.budget = 200;
+  o.candidates = 3;
+  o.checkpoint_every = 1;
+  const std::string full_dir = temp_dir("resume_full");
+  const EvolutionResult full = Evolution(p, m, o, full_dir).run();
+  // Snapshot the directory after the first checkpoint past 100 programs, as a kill would leave
+  // it (the attempt history of each parent must come back for the prompts to be the same).
+  const std::string part_dir = temp_dir("resume_part");
+  {
+    const std::string dir = temp_dir("resume_src");
+    Evolution evo(p, m, o, dir);
+    bool copied = false;
+    evo.on_progress([&](const Progress& pr) {
+      if (!copied && pr.done >= 100) {
+        std::filesystem::copy(dir, part_dir);
+        copied = true;
+      }
+    });
+    evo.run();
+  }
+  const auto cp = nlohmann::json::parse(read_file(part_dir + "/checkpoint.json"));
+  CHECK(cp["state"]["done"].get<int>() >= 100);
+  CHECK_FALSE(cp["state"]["history"].empty());
+  const EvolutionResult again = Evolution(p, m, o, part_dir).resume();
+  CHECK(again.best.program == full.best.program);
+  CHECK(again.counters.to_json() == full.counters.to_json());
+  CHECK(read_file(part_dir + "/events.ndjson") == read_file(full_dir + "/events.ndjson"));
+}

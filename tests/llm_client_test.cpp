@@ -49,7 +49,7 @@ TEST_CASE("llm_client: URLs") {
   CHECK_THROWS_AS(Endpoint::parse("http://h/v1?key=1"), InputError);
 }
 
-TEST_CASE("llm_client: a reply carries its content and tokens; the key goes in the header") {
+TEST_CASE("llm_client: a reply carries its content and tokens, and the key goes in the header") {
   FakeOpenAiServer server([](const nlohmann::json&, int) {
     FakeAction a;
     a.content = "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";

@@ -77,20 +77,22 @@ TEST_CASE("llm_tls: https works with a trusted certificate and is refused with a
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
 
   const Endpoint e = Endpoint::parse("https://127.0.0.1:" + std::to_string(port) + "/v1");
-  HttpOptions trusted;
-  trusted.read_timeout_s = 5;
-  trusted.ca_cert_file = ca;
-  LlmClient ok(e, "k", trusted);
-  const ChatAttempt a = ok.post("{}");
-  CHECK(a.ok());
-  CHECK(a.content == "over TLS");
+  { // the clients close their connections before the server stops
+    HttpOptions trusted;
+    trusted.read_timeout_s = 5;
+    trusted.ca_cert_file = ca;
+    LlmClient ok(e, "k", trusted);
+    const ChatAttempt a = ok.post("{}");
+    CHECK(a.ok());
+    CHECK(a.content == "over TLS");
 
-  HttpOptions system_store;
-  system_store.read_timeout_s = 5;
-  LlmClient refused(e, "k", system_store);
-  const ChatAttempt b = refused.post("{}");
-  CHECK(b.failure == FailureKind::client_error); // not retried: it will not verify next time
-  CHECK(b.error == "TLS: the server certificate did not verify");
+    HttpOptions system_store;
+    system_store.read_timeout_s = 5;
+    LlmClient refused(e, "k", system_store);
+    const ChatAttempt b = refused.post("{}");
+    CHECK(b.failure == FailureKind::client_error); // not retried: it will not verify next time
+    CHECK(b.error == "TLS: the server certificate did not verify");
+  }
   server.stop();
   t.join();
 }
