@@ -72,8 +72,9 @@ void run_evolve(EvolveOptions o) {
   // --resume and --llm replay: take every setting from a run's own config.json.
   const std::string recorded_dir = !o.resume.empty() ? o.resume : replay_dir;
   std::optional<LlmSettings> llm;
+  nlohmann::json cfg;
   if (!recorded_dir.empty()) {
-    const auto cfg = read_run_config(recorded_dir, o);
+    cfg = read_run_config(recorded_dir, o);
     const std::string name = cfg.value("mutator", "");
     if (cfg.contains("mutator_settings")) {
       const auto& ms = cfg["mutator_settings"];
@@ -112,7 +113,8 @@ void run_evolve(EvolveOptions o) {
     if (!o.out.empty()) rt.record_path = o.out + "/llm_exchanges.ndjson";
     rt.resume = !o.resume.empty();
     if (!replay_dir.empty()) rt.replay_path = replay_dir + "/llm_exchanges.ndjson";
-    auto m = make_llm_mutator(*problem, *llm, std::move(rt));
+    auto m = make_llm_mutator(*problem, *llm, std::move(rt), recorded_dir,
+                              recorded_dir.empty() ? nullptr : &cfg["mutator_settings"]);
     llm_mutator = m.get();
     mutator = std::move(m);
   } else {

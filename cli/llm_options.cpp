@@ -3,6 +3,7 @@
 #include "ir/error.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 
 namespace tv {
@@ -93,6 +94,10 @@ LlmSettings llm_settings_from_flags(const LlmOptions& o) {
     throw InputError("--llm openai:URL needs --model NAME (or a:0.8,b:0.2 for an ensemble)");
   s.models = ModelEnsemble::parse(o.model);
   s.api_key_env = o.api_key_env.empty() ? "OPENAI_API_KEY" : o.api_key_env;
+  // Paths are recorded absolute, so that --resume and replay find them from anywhere.
+  if (!s.prompts_dir.empty()) s.prompts_dir = std::filesystem::absolute(s.prompts_dir).string();
+  if (!s.http.ca_cert_file.empty())
+    s.http.ca_cert_file = std::filesystem::absolute(s.http.ca_cert_file).string();
   Endpoint::parse(s.url); // the URL is checked before the problem is loaded
   return s;
 }
@@ -107,8 +112,21 @@ std::string api_key_from_env(const std::string& name, bool required) {
 }
 
 std::unique_ptr<LlmMutator> make_llm_mutator(const Problem& problem, const LlmSettings& settings,
-                                             LlmRuntime runtime) {
-  return std::make_unique<LlmMutator>(settings, prompt_target_for(problem), std::move(runtime));
+                                             LlmRuntime runtime, const std::string& recorded_dir,
+                                             const nlohmann::json* recorded) {
+  auto m = std::make_unique<LlmMutator>(settings, prompt_target_for(problem), std::move(runtime));
+  if (recorded) {
+    const std::string was = recorded->value("prompts_digest", "");
+    const std::string now = m->settings().value("prompts_digest", "");
+    if (was != now)
+      throw InputError(fmt::format(
+          "{}: the run was made with other prompt templates than those in {} now (digest {} "
+          "then, {} now); restore that run's prompt files to continue or replay it",
+          recorded_dir,
+          settings.prompts_dir.empty() ? LlmPrompts::default_dir() : settings.prompts_dir, was,
+          now));
+  }
+  return m;
 }
 
 } // namespace tv

@@ -34,8 +34,12 @@ LlmSettings llm_settings_from_flags(const LlmOptions& o);
 /// The API key from the environment variable `name`; throws InputError when `required` and
 /// it is unset or empty. The key is returned to be sent, never to be shown.
 std::string api_key_from_env(const std::string& name, bool required);
-/// Builds the mutator for `problem`; `record_path` empty = nothing recorded.
+/// Builds the mutator for `problem`. For a recorded run (`recorded`: the mutator_settings of
+/// `recorded_dir`/config.json) it checks that the prompt templates are still those the run
+/// used; throws InputError naming the run and the prompts folder when they changed.
 std::unique_ptr<LlmMutator> make_llm_mutator(const Problem& problem, const LlmSettings& settings,
-                                             LlmRuntime runtime);
+                                             LlmRuntime runtime,
+                                             const std::string& recorded_dir = "",
+                                             const nlohmann::json* recorded = nullptr);
 
 } // namespace tv

@@ -1,6 +1,7 @@
 // End to end: the real tilevolve binary against the fake OpenAI-compatible server, which runs in
 // a thread of this test process on 127.0.0.1.
 #include "evolve/mutators/exchange_log.hpp"
+#include "evolve/mutators/llm_prompts.hpp"
 #include "support/fake_openai_server.hpp"
 #include "support/fixtures.hpp"
 #include "support/shell.hpp"
@@ -136,7 +137,7 @@ std::string llm_args(const FakeOpenAiServer& server) {
 } // namespace
 
 TEST_CASE("llm cli: an evolution against a misbehaving server finishes, counts every case, "
-          "improves and never leaks the key; its replay is byte for byte the same") {
+          "improves and never leaks the key, and its replay is byte for byte the same") {
   ::setenv("OPENAI_API_KEY", kKey, 1);
   FakeOpenAiServer server(scripted);
   const std::string dir = temp_dir("run");
@@ -352,4 +353,16 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
   REQUIRE(run("evolve --gpu h100 --budget 16 --quiet --out " + mock_run).status == 0);
   fails_with("evolve --llm replay:" + mock_run, "there is nothing to replay");
   fails_with("evolve --llm replay:" + mock_run + " --budget 3", "do not combine it with --budget");
+
+  // A run made with a user's prompts cannot be resumed or replayed once they change.
+  const std::string prompts = temp_dir("prompts");
+  fs::copy(LlmPrompts::default_dir(), prompts);
+  const std::string own = temp_dir("own_prompts");
+  REQUIRE(run("evolve " + llm_args(server) + " --budget 8 --prompts " + prompts + " --out " + own)
+              .status == 0);
+  CHECK(test::read_text(own + "/llm_exchanges.ndjson").find("Parent program") != std::string::npos);
+  std::ofstream(prompts + "/diff_request.txt", std::ios::app) << "\nBe brief.\n";
+  fails_with("evolve --resume " + own,
+             "the run was made with other prompt templates than those in");
+  fails_with("evolve --llm replay:" + own, "the run was made with other prompt templates");
 }
