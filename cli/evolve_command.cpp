@@ -76,7 +76,7 @@ void run_evolve(EvolveOptions o) {
   if (!recorded_dir.empty()) {
     cfg = read_run_config(recorded_dir, o);
     const std::string name = cfg.value("mutator", "");
-    if (cfg.contains("mutator_settings")) {
+    if (cfg.contains("mutator_settings") && !cfg["mutator_settings"].is_null()) {
       const auto& ms = cfg["mutator_settings"];
       if (!ms.is_object() || ms.value("kind", "") != "llm")
         throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", recorded_dir, name));

@@ -90,30 +90,28 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
 // ---------------------------------------------------------------- options
 
 nlohmann::json EvolutionOptions::to_json() const {
-  nlohmann::json j{{"seed", seed},
-                   {"budget", budget},
-                   {"stagnation", stagnation},
-                   {"target_score", target_score},
-                   {"max_seconds", max_seconds},
-                   {"batch", batch},
-                   {"checkpoint_every", checkpoint_every},
-                   {"drop_unexercised", drop_unexercised},
-                   {"database",
-                    {{"islands", database.islands},
-                     {"island_capacity", database.island_capacity},
-                     {"archive_size", database.archive_size},
-                     {"migration_interval", database.migration_interval},
-                     {"inspirations", database.inspirations},
-                     {"exploit_rate", database.exploit_rate},
-                     {"archive_rate", database.archive_rate}}},
-                   {"cascade",
-                    {{"enabled", cascade.enabled},
-                     {"probe_count", cascade.probe_count},
-                     {"probe_shapes", cascade.probe_shapes},
-                     {"probe_margin", cascade.probe_margin}}}};
-  // Written only when used, so that runs without candidates keep their fingerprints.
-  if (candidates != 1) j["candidates"] = candidates;
-  return j;
+  return {{"seed", seed},
+          {"budget", budget},
+          {"stagnation", stagnation},
+          {"target_score", target_score},
+          {"max_seconds", max_seconds},
+          {"batch", batch},
+          {"candidates", candidates},
+          {"checkpoint_every", checkpoint_every},
+          {"drop_unexercised", drop_unexercised},
+          {"database",
+           {{"islands", database.islands},
+            {"island_capacity", database.island_capacity},
+            {"archive_size", database.archive_size},
+            {"migration_interval", database.migration_interval},
+            {"inspirations", database.inspirations},
+            {"exploit_rate", database.exploit_rate},
+            {"archive_rate", database.archive_rate}}},
+          {"cascade",
+           {{"enabled", cascade.enabled},
+            {"probe_count", cascade.probe_count},
+            {"probe_shapes", cascade.probe_shapes},
+            {"probe_margin", cascade.probe_margin}}}};
 }
 
 EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
@@ -127,7 +125,7 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.batch = get_field<int>(j, "batch", w);
   o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
   o.drop_unexercised = get_field<bool>(j, "drop_unexercised", w);
-  o.candidates = j.contains("candidates") ? get_field<int>(j, "candidates", w) : 1;
+  o.candidates = j.contains("candidates") ? get_field<int>(j, "candidates", w) : 1; // older runs
   const auto db = get_field<nlohmann::json>(j, "database", w);
   const char* wd = "options.database";
   o.database.islands = get_field<int>(db, "islands", wd);
@@ -200,27 +198,26 @@ Evolution::~Evolution() = default;
 
 nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
                                      const EvolutionOptions& o) {
-  nlohmann::json j{{"format", "tilevolve-run"},
-                   {"version", 1},
-                   {"problem",
-                    {{"gpu", p.spec.gpu},
-                     {"shapes", p.spec.shapes},
-                     {"test_shapes", p.spec.test_shapes},
-                     {"split", p.spec.split},
-                     {"split_seed", p.spec.seed},
-                     {"expert", p.spec.expert},
-                     {"backend", p.spec.backend}}},
-                   {"resolved",
-                    {{"shapes_file", p.shapes_path},
-                     {"expert_file", p.expert_path},
-                     {"expert", print_program(p.expert)},
-                     {"train_shapes", p.train_rows.size()},
-                     {"test_shapes", p.test_rows.size()},
-                     {"configs", p.table->configs().size()}}},
-                   {"mutator", m.name()},
-                   {"options", o.to_json()}};
-  if (const auto settings = m.settings(); !settings.is_null()) j["mutator_settings"] = settings;
-  return j;
+  return {{"format", "tilevolve-run"},
+          {"version", 1},
+          {"problem",
+           {{"gpu", p.spec.gpu},
+            {"shapes", p.spec.shapes},
+            {"test_shapes", p.spec.test_shapes},
+            {"split", p.spec.split},
+            {"split_seed", p.spec.seed},
+            {"expert", p.spec.expert},
+            {"backend", p.spec.backend}}},
+          {"resolved",
+           {{"shapes_file", p.shapes_path},
+            {"expert_file", p.expert_path},
+            {"expert", print_program(p.expert)},
+            {"train_shapes", p.train_rows.size()},
+            {"test_shapes", p.test_rows.size()},
+            {"configs", p.table->configs().size()}}},
+          {"mutator", m.name()},
+          {"mutator_settings", m.settings()}, // null for the mock
+          {"options", o.to_json()}};
 }
 
 // ---------------------------------------------------------------- loop
