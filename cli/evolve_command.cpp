@@ -1,5 +1,6 @@
 #include "cli/evolve_command.hpp"
 
+#include "cli/llm_options.hpp"
 #include "cli/problem_options.hpp"
 #include "eval/baselines.hpp"
 #include "evolve/evolution.hpp"
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace tv {
@@ -26,7 +28,27 @@ struct EvolveOptions {
   std::string split_features = "M";
   bool json = false;
   bool quiet = false;
+  LlmOptions llm;
+  std::string model_alias; ///< --model: --llm-model or --preset, by context
 };
+
+/// Flags that only an LLM run reads.
+const char* const kLlmFlags[] = {"--llm-model",        "--api-key-env",         "--llm-concurrency",
+                                 "--llm-timeout",  "--llm-connect-timeout", "--llm-retries",
+                                 "--llm-backoff",  "--llm-max-wait",        "--llm-ca-cert",
+                                 "--max-requests", "--max-tokens",          "--llm-max-failures",
+                                 "--temperature",  "--max-reply-tokens",    "--prompts",
+                                 "--prompt-mode"};
+
+/// Fills the problem and evolution options from the run directory's config.json; returns it.
+nlohmann::json read_run_config(const std::string& dir, EvolveOptions& o) {
+  const auto cfg = nlohmann::json::parse(read_file(dir + "/config.json"), nullptr, false);
+  if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
+    throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", dir));
+  o.spec = problem_spec_from_json(cfg["problem"], dir + "/config.json");
+  o.evo = EvolutionOptions::from_json(cfg["options"]);
+  return cfg;
+}
 
 void print_progress(const Progress& p) {
   const double rate = p.seconds > 0 ? p.done / p.seconds : 0;
@@ -39,33 +61,70 @@ void print_progress(const Progress& p) {
 }
 
 void run_evolve(EvolveOptions o) {
-  if (!o.resume.empty()) {
-    // Everything comes from the run's own config.json.
-    const auto cfg = nlohmann::json::parse(read_file(o.resume + "/config.json"), nullptr, false);
-    if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
-      throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", o.resume));
-    o.spec = problem_spec_from_json(cfg["problem"], o.resume + "/config.json");
-    o.evo = EvolutionOptions::from_json(cfg["options"]);
+  std::string replay_dir;
+  const bool server = wants_llm_server(o.llm, replay_dir);
+  // --resume and --llm replay: take every setting from a run's own config.json.
+  const std::string recorded_dir = !o.resume.empty() ? o.resume : replay_dir;
+  std::optional<LlmSettings> llm;
+  nlohmann::json cfg;
+  if (!recorded_dir.empty()) {
+    cfg = read_run_config(recorded_dir, o);
     const std::string name = cfg.value("mutator", "");
-    const auto recorded = MockLlm::options_for(name);
-    if (!recorded)
-      throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", o.resume, name));
-    o.one_field = recorded->one_field_only;
-    o.split_features = split_features_text(recorded->split_features);
-    o.out = o.resume;
+    if (cfg.contains("mutator_settings") && !cfg["mutator_settings"].is_null()) {
+      const auto& ms = cfg["mutator_settings"];
+      if (!ms.is_object() || ms.value("kind", "") != "llm")
+        throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", recorded_dir, name));
+      llm = LlmSettings::from_json(ms);
+    } else {
+      if (!replay_dir.empty())
+        throw InputError(fmt::format("--llm replay:{}: that run used the mutator '{}', not an "
+                                     "LLM server: there is nothing to replay",
+                                     replay_dir, name));
+      const auto recorded = MockLlm::options_for(name);
+      if (!recorded)
+        throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", recorded_dir, name));
+      o.one_field = recorded->one_field_only;
+      o.split_features = split_features_text(recorded->split_features);
+    }
+  } else if (server) {
+    llm = llm_settings_from_flags(o.llm);
   }
-  MockLlmOptions mo;
-  mo.one_field_only = o.one_field;
-  mo.split_features = parse_split_features(o.split_features);
+  if (!o.resume.empty()) o.out = o.resume;
   auto problem = load_problem(o.spec);
-  MockLlm mutator(problem->gpu, mock_options_for(*problem, mo));
-  Evolution evo(*problem, mutator, o.evo, o.out);
+  std::unique_ptr<Mutator> mutator;
+  LlmMutator* llm_mutator = nullptr;
+  if (llm) {
+    LlmRuntime rt;
+    rt.concurrency = o.llm.concurrency;
+    if (replay_dir.empty()) {
+      rt.api_key = api_key_from_env(llm->api_key_env, server && !o.llm.api_key_env.empty());
+      if (rt.api_key.empty() && server)
+        fmt::print(stderr,
+                   "tilevolve: note: {} is not set: requests carry no Authorization "
+                   "header (fine for a local server)\n",
+                   llm->api_key_env);
+    }
+    if (!o.out.empty()) rt.record_path = o.out + "/llm_exchanges.ndjson";
+    rt.resume = !o.resume.empty();
+    if (!replay_dir.empty()) rt.replay_path = replay_dir + "/llm_exchanges.ndjson";
+    auto m = make_llm_mutator(*problem, *llm, std::move(rt), recorded_dir,
+                              recorded_dir.empty() ? nullptr : &cfg["mutator_settings"]);
+    llm_mutator = m.get();
+    mutator = std::move(m);
+  } else {
+    MockLlmOptions mo;
+    mo.one_field_only = o.one_field;
+    mo.split_features = parse_split_features(o.split_features);
+    mutator = std::make_unique<MockLlm>(problem->gpu, mock_options_for(*problem, mo));
+  }
+  Evolution evo(*problem, *mutator, o.evo, o.out);
   if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) evo.on_progress(print_progress);
   const EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
   if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) std::fprintf(stderr, "\n");
   const auto baselines =
       compute_baselines(*problem->train, *problem->test, problem->expert, problem->backend.get());
-  const auto summary = summary_json(*problem, r, baselines);
+  auto summary = summary_json(*problem, r, baselines);
+  if (llm_mutator) summary["llm_answered_from_recording"] = llm_mutator->answered_from_recording();
   if (!o.out.empty()) {
     atomic_write(o.out + "/summary.json", summary.dump(2) + "\n");
     atomic_write(o.out + "/summary.txt", summary_text(*problem, r, baselines));
@@ -73,7 +132,11 @@ void run_evolve(EvolveOptions o) {
   if (o.json)
     fmt::print("{}\n", summary.dump(2));
   else
-    fmt::print("{}{}", summary_text(*problem, r, baselines),
+    fmt::print("{}{}{}", summary_text(*problem, r, baselines),
+               llm_mutator && llm_mutator->answered_from_recording() > 0
+                   ? fmt::format("LLM requests answered from the recording: {}\n",
+                                 llm_mutator->answered_from_recording())
+                   : "",
                o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
 }
 
@@ -83,9 +146,12 @@ void add_evolve_command(CLI::App& app) {
   auto o = std::make_shared<EvolveOptions>();
   o->spec.gpu = "mi300x";
   CLI::App* cmd = app.add_subcommand(
-      "evolve", "Evolve a tiling heuristic from the expert with the mock LLM and the cascaded "
-                "evaluator; report it beside the baselines on train and test");
-  add_problem_options(*cmd, o->spec);
+      "evolve", "Evolve a tiling heuristic from the expert with the mock LLM (or an LLM server) "
+                "and the cascaded evaluator; report it beside the baselines on train and test");
+  add_problem_options(*cmd, o->spec, ProblemOptionSet::all, false);
+  cmd->add_option("--model", o->model_alias,
+                  "with --llm openai:URL, the LLM model (as --llm-model); otherwise a model "
+                  "preset (as --preset)");
   cmd->add_option("--seed", o->evo.seed, "seed of the evolution (same seed, same run)")
       ->capture_default_str();
   cmd->add_option("--budget", o->evo.budget, "programs to propose")->capture_default_str();
@@ -97,6 +163,11 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--max-seconds", o->evo.max_seconds,
                   "stop after this wall time (0 = never; a time limit makes runs irreproducible)");
   cmd->add_option("--batch", o->evo.batch, "programs proposed between database updates")
+      ->capture_default_str();
+  cmd->add_option("--candidates", o->evo.candidates,
+                  "proposals per parent in one step (K): evaluated together, and when two or more "
+                  "beat the parent their edits are merged into one more program; a batch then "
+                  "holds max(1, batch / (K + 1)) parents")
       ->capture_default_str();
   cmd->add_option("--islands", o->evo.database.islands, "islands of the program database")
       ->capture_default_str();
@@ -129,16 +200,38 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--resume", o->resume,
                   "continue the run in this directory from its checkpoint (all settings come "
                   "from its config.json)");
+  add_llm_options(*cmd, o->llm);
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   cmd->callback([o, cmd] {
-    if (!o->resume.empty())
-      for (const CLI::Option* opt : cmd->get_options())
-        if (opt->count() > 0 && opt->get_name() != "--resume" && opt->get_name() != "--json" &&
-            opt->get_name() != "--quiet" && opt->get_name() != "--help")
-          throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
-                                       "do not combine it with {}",
-                                       opt->get_name()));
+    const bool replay = o->llm.llm.rfind("replay:", 0) == 0;
+    if (!o->model_alias.empty()) {
+      const bool server = o->llm.llm.rfind("openai:", 0) == 0;
+      std::string& target = server ? o->llm.model : o->spec.model;
+      if (!target.empty())
+        throw InputError(fmt::format("--model means {} here and {} is given too; give one",
+                                     server ? "--llm-model" : "--preset",
+                                     server ? "--llm-model" : "--preset"));
+      target = o->model_alias;
+    }
+    for (const CLI::Option* opt : cmd->get_options()) {
+      const std::string n = opt->get_name();
+      if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--help" ||
+          is_runtime_llm_flag(n))
+        continue;
+      if (!o->resume.empty() && n != "--resume")
+        throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
+                                     "do not combine it with {}",
+                                     n));
+      if (replay && n != "--llm" && n != "--out")
+        throw InputError(fmt::format("--llm replay: takes every setting from the recorded run's "
+                                     "config.json; do not combine it with {}",
+                                     n));
+      if (o->llm.llm == "mock")
+        for (const char* f : kLlmFlags)
+          if (n == f)
+            throw InputError(fmt::format("{} applies to an LLM server (--llm openai:URL)", n));
+    }
     run_evolve(*o);
   });
 }
