@@ -70,6 +70,11 @@ JsonDocument::JsonDocument(std::string_view text, std::string source, int max_de
   if (text.size() > max_bytes)
     throw InputError(fmt::format("{}: {} bytes; a JSON file here may have at most {}", source_,
                                  text.size(), max_bytes));
+  // nlohmann's parser takes a NUL byte for the end of the input; JSON text has none.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const auto [line, col] = position(text, nul);
+    throw InputError(fmt::format("{}:{}:{}: not valid JSON: a NUL byte", source_, line, col));
+  }
   // Nesting first, so that nothing below walks a deeply nested text.
   {
     int depth = 0;
@@ -97,6 +102,11 @@ JsonDocument::JsonDocument(std::string_view text, std::string source, int max_de
     if (const auto p = what.find(": ", what.find("parse error")); p != std::string::npos)
       what = what.substr(p + 2);
     throw InputError(fmt::format("{}:{}:{}: not valid JSON: {}", source_, line, col, what));
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range 406: a number too large for a double
+    std::string what = e.what();
+    if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw InputError(fmt::format("{}: not valid JSON: {}", source_, what));
   }
 
   // Where every value starts, and duplicate keys (the parser keeps one of them silently).
