@@ -231,7 +231,9 @@ void add_export_command(CLI::App& app) {
       "Write a program as code to ship: a C++17 header, a Python function returning Triton "
       "meta-parameters, a triton.Config list for @triton.autotune, a JSON document "
       "(re-importable), or a vLLM/SGLang per-M config file; each states at its top the program "
-      "hash, GPU, backend and scores");
+      "hash, GPU, backend and scores. A run directory brings its GPU, backend and scores; for a "
+      "program file give problem options (--gpu, a shape source, --backend, ...) to compute "
+      "them (any problem option given scores the program on that problem)");
   cmd->add_option("program", o->program,
                   "program file (def choose(M, N, K): ...), a JSON export, a vLLM/SGLang config "
                   "file, or a run directory of tilevolve evolve (its best program, with the "
@@ -258,9 +260,12 @@ void add_export_command(CLI::App& app) {
                 "when PROGRAM is a vLLM/SGLang config: drop fields tilevolve's config cannot "
                 "hold (SPLIT_K, ...) instead of refusing the file");
   auto* vllm = cmd->add_option_group("vllm", "options of --format vllm");
-  vllm->add_option("--n", o->n, "vllm: N of the GEMM (the file name's N)")
+  vllm->add_option("--n", o->n,
+                   "vllm: N of the GEMM (M, N, K) the program is evaluated at for each M key; "
+                   "also the file name's N unless --file-n")
       ->check(CLI::PositiveNumber);
-  vllm->add_option("--k", o->k, "vllm: K of the GEMM")->check(CLI::PositiveNumber);
+  vllm->add_option("--k", o->k, "vllm: K of that GEMM (the file name's K for dense files)")
+      ->check(CLI::PositiveNumber);
   vllm->add_option("--e", o->e,
                    "vllm: number of experts: a MoE file E=..,N=..,device_name=..json (without: "
                    "N=..,K=..,device_name=..json)")

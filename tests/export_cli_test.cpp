@@ -279,3 +279,27 @@ TEST_CASE("export cli: the README walk-through, from a hipBLASLt log to a file i
   REQUIRE_MESSAGE(load.status == 0, load.out);
   CHECK(load.out == "mismatches 0\n");
 }
+
+TEST_CASE("export cli: evolve --export-vllm writes the best program's vLLM files into the run "
+          "directory") {
+  const test::ScratchDir scratch("export_cli_evolve_vllm");
+  const std::string run = scratch.path + "/run";
+  const auto r = tilevolve("evolve --gpu h100 --budget 200 --quiet --out " + run +
+                           " --export-vllm 4096,4096 --export-vllm 28672,4096,8");
+  REQUIRE_MESSAGE(r.status == 0, r.out);
+  const Program best = load_program_file(run + "/best_simplified.py");
+  for (const char* name : {"N=4096,K=4096,device_name=NVIDIA_H100_80GB_HBM3",
+                           "E=8,N=28672,device_name=NVIDIA_H100_80GB_HBM3"}) {
+    INFO(name);
+    const std::string json = test::read_text(run + "/exports/vllm/" + name + ".json");
+    REQUIRE(!json.empty());
+    const std::string prov = test::read_text(run + "/exports/vllm/" + name + ".provenance.txt");
+    CHECK(contains(prov, "Program hash " + program_hash_text(best)));
+    CHECK(contains(prov, "tilevolve evolve --export-vllm"));
+    CHECK(contains(prov, "returns the program's decision for every M >= 1"));
+  }
+  CHECK(contains(tilevolve("evolve --budget 10 --export-vllm 64,64").out,
+                 "--export-vllm needs --out DIR"));
+  CHECK(contains(tilevolve("evolve --budget 10 --out " + scratch.path + "/b --export-vllm 64").out,
+                 "--export-vllm '64': expected N,K or N,K,E"));
+}
