@@ -13,8 +13,9 @@ std::string tool_text(const ExportInfo& info) {
 }
 
 std::string scores_text(const char* half, const ExportScores& s) {
-  std::string out = fmt::format("{} {:.2f}% of the per-shape oracle, {:.3f}x vs the expert", half,
-                                100.0 * s.fraction_of_oracle, s.speedup_vs_expert);
+  std::string out =
+      fmt::format("{}{}{:.2f}% of the per-shape oracle, {:.3f}x vs the expert", half,
+                  *half ? " " : "", 100.0 * s.fraction_of_oracle, s.speedup_vs_expert);
   if (s.uplift) out += fmt::format(", uplift {:.3f}x", *s.uplift);
   out += fmt::format(" ({} shapes{})", s.shapes, s.weighted ? ", weighted by the workload" : "");
   return out;
@@ -61,7 +62,15 @@ std::vector<std::string> provenance_lines(const Program& p, const ExportInfo& in
                               info.gpu.empty() ? "not known" : info.gpu,
                               info.backend.empty() ? "not known" : info.backend));
   if (info.train || info.test) {
-    if (info.train && info.test)
+    const auto same = [](const ExportScores& a, const ExportScores& b) {
+      return a.fraction_of_oracle == b.fraction_of_oracle &&
+             a.speedup_vs_expert == b.speedup_vs_expert && a.uplift == b.uplift &&
+             a.shapes == b.shapes && a.weighted == b.weighted;
+    };
+    if (info.train && info.test && same(*info.train, *info.test))
+      lines.push_back(fmt::format("Scores (train and test are the same shapes): {}.",
+                                  scores_text("", *info.train)));
+    else if (info.train && info.test)
       lines.push_back(fmt::format("Scores: {}; {}.", scores_text("train", *info.train),
                                   scores_text("test", *info.test)));
     else
