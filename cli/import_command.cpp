@@ -32,8 +32,9 @@ void run_import(const ImportOptions& o) {
                         o.file, imp.kind));
   for (const auto& l : imp.description)
     comment(l);
-  comment(fmt::format("Program hash {}; {} rules and a default.", program_hash_text(imp.program),
-                      imp.program.rules.size()));
+  const std::size_t n = imp.program.rules.size();
+  comment(fmt::format("Program hash {}; {} rule{} and a default.", program_hash_text(imp.program),
+                      n, n == 1 ? "" : "s"));
   text += print_program(imp.program);
   if (o.out.empty() || o.out == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -43,7 +44,7 @@ void run_import(const ImportOptions& o) {
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   atomic_write(o.out, text);
-  fmt::print("wrote {}: {} rules and a default, from the {} {}\n", o.out, imp.program.rules.size(),
+  fmt::print("wrote {}: {} rule{} and a default, from the {} {}\n", o.out, n, n == 1 ? "" : "s",
              imp.kind, o.file);
 }
 

@@ -119,9 +119,10 @@ std::string export_cpp(const Program& p, const ExportInfo& info, const CppExport
   const auto param = [&](int i, const char* name) {
     return fmt::format("{}std::int64_t {}", uses[i] ? "" : "[[maybe_unused]] ", name);
   };
-  out += fmt::format("/// The heuristic ({} rules and a default).\n"
+  out += fmt::format("/// The heuristic ({} rule{} and a default).\n"
                      "constexpr TileConfig choose({}, {}, {}) noexcept {{\n",
-                     p.rules.size(), param(0, "M"), param(1, "N"), param(2, "K"));
+                     p.rules.size(), p.rules.size() == 1 ? "" : "s", param(0, "M"), param(1, "N"),
+                     param(2, "K"));
   for (const auto& r : p.rules) {
     std::string cond;
     for (const auto& t : r.condition.terms)
