@@ -4,10 +4,13 @@
 #include "cli/baselines_command.hpp"
 #include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/export_command.hpp"
+#include "cli/import_command.hpp"
 #include "cli/lecture_command.hpp"
 #include "cli/score_command.hpp"
 #include "cli/splits_command.hpp"
 #include "ir/error.hpp"
+#include "ir/version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -16,13 +19,15 @@ int main(int argc, char** argv) {
   CLI::App app{"tilevolve: evolve GEMM tiling heuristics (rule programs that pick BM, BN, BK, "
                "warps, stages, group per shape) and compare them with baselines"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tilevolve 0.1.0");
+  app.set_version_flag("--version", "tilevolve " + std::string(tv::version()));
   tv::add_evolve_command(app);
   tv::add_baselines_command(app);
   tv::add_score_command(app);
   tv::add_lecture_command(app);
   tv::add_ablation_command(app);
   tv::add_splits_command(app);
+  tv::add_export_command(app);
+  tv::add_import_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
