@@ -25,7 +25,7 @@ namespace {
 
 constexpr int kCheckpointVersion = 2;
 /// Measured configs per training shape the mutator is shown (the fastest ones).
-constexpr std::size_t kMeasuredPerShape = 12;
+constexpr std::size_t kMeasuredPerShape = 64;
 
 std::string hex64(std::uint64_t v) {
   return fmt::format("{:016x}", v);

@@ -29,19 +29,27 @@ std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
   std::vector<Shape> shapes;
   std::vector<double> cost(fb.size() * cols);
   const double log_penalty = std::log(std::max(1.0 + 1e-9, choice.penalty));
+  // Log time of every measured pair (NaN where unmeasured), and each shape's best.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> logt(fb.size() * cols, nan), best(fb.size());
   for (std::size_t i = 0; i < fb.size(); ++i) {
     const ShapeFeedback& f = *fb[i];
     shapes.push_back(f.shape);
-    double best = std::numeric_limits<double>::infinity();
+    double b = std::numeric_limits<double>::infinity();
     for (const auto& [t, c] : f.measured)
-      best = std::min(best, t);
-    if (!std::isfinite(best)) best = f.seconds;
-    const double w = f.shape.weight > 0 ? f.shape.weight : 0.0;
-    const double unmeasured = std::isfinite(best) ? std::log(best) + log_penalty : 1e3;
-    for (std::size_t c = 0; c < cols; ++c)
-      cost[i * cols + c] = w * unmeasured;
-    for (const auto& [t, c] : f.measured)
-      if (std::isfinite(t) && t > 0) cost[i * cols + index.at(c)] = w * std::log(t);
+      if (std::isfinite(t) && t > 0) {
+        b = std::min(b, t);
+        logt[i * cols + index.at(c)] = std::log(t);
+      }
+    if (!std::isfinite(b)) b = f.seconds;
+    best[i] = std::isfinite(b) && b > 0 ? std::log(b) : 1e3;
+  }
+  for (std::size_t i = 0; i < fb.size(); ++i) {
+    const double w = shapes[i].weight > 0 ? shapes[i].weight : 0.0;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const double v = logt[i * cols + c];
+      cost[i * cols + c] = w * (std::isnan(v) ? best[i] + log_penalty : v);
+    }
   }
   TreeOptions o;
   o.max_leaves = choice.max_leaves;
