@@ -1,7 +1,10 @@
 #include "cli/evolve_command.hpp"
 
 #include "cli/problem_options.hpp"
+#include "cli/worker_options.hpp"
+#include "eval/backends/measured_backend.hpp"
 #include "eval/baselines.hpp"
+#include "eval/noise.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
@@ -9,8 +12,10 @@
 #include "ir/error.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace tv {
@@ -26,19 +31,82 @@ struct EvolveOptions {
   std::string split_features = "M";
   bool json = false;
   bool quiet = false;
+  // Measured runs (and replays of them).
+  std::string probe_backend = "measured";
+  bool full_baselines = false;
+  int noise_reps = -1;         ///< -1: 5 on a noisy backend, else 0
+  double noise_threshold = -1; ///< -1: the measured spread
+  int confirm = -1;            ///< -1: 1 on a noisy backend, else 0
 };
+
+/// The run directory's record of how a measured run starts its workers (not part of the
+/// run's fingerprint: a resumed run may use other machines, but must read the same cache).
+constexpr const char* kMeasuredSettings = "measured.json";
+
+void save_measured_settings(const EvolveOptions& o) {
+  const PoolOptions& w = o.spec.workers;
+  const nlohmann::json j{{"cache", std::filesystem::absolute(o.spec.cache).string()},
+                         {"worker_cmd", w.command},
+                         {"devices", w.devices},
+                         {"worker_timeout", w.timeout_s},
+                         {"reps", w.reps},
+                         {"warmup", w.warmup},
+                         {"noise_reps", o.noise_reps}};
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec); // the run creates it too; we write first
+  atomic_write(o.out + "/" + kMeasuredSettings, j.dump(2) + "\n");
+}
+
+/// Reads measured.json into `o`; worker options given on the command line (`given`) win.
+void load_measured_settings(const std::string& dir, EvolveOptions& o, const PoolOptions& given,
+                            bool cmd_given, bool devices_given, bool timeout_given) {
+  const std::string path = dir + "/" + kMeasuredSettings;
+  const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("cache") || !j["cache"].is_string())
+    throw InputError(fmt::format("{}: not a measured run's settings (need \"cache\")", path));
+  try {
+    o.spec.cache = j["cache"].get<std::string>();
+    o.spec.workers.command = cmd_given ? given.command : j.value("worker_cmd", std::string());
+    o.spec.workers.devices =
+        devices_given ? given.devices : j.value("devices", std::vector<std::string>{});
+    o.spec.workers.timeout_s = timeout_given ? given.timeout_s : j.value("worker_timeout", 120.0);
+    o.spec.workers.reps = j.value("reps", 20);
+    o.spec.workers.warmup = j.value("warmup", 5);
+    o.noise_reps = j.value("noise_reps", -1);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(fmt::format("{}: a field has the wrong type", path));
+  }
+}
 
 void print_progress(const Progress& p) {
   const double rate = p.seconds > 0 ? p.done / p.seconds : 0;
   const double eta = rate > 0 ? (p.budget - p.done) / rate : 0;
+  // A table of what was measured so far has no oracle yet for a new best's configs.
+  const std::string fraction =
+      p.best_fraction > 0 ? fmt::format(" ({:.1f}% of oracle)", 100 * p.best_fraction) : "";
   std::fprintf(stderr,
-               "\r[%6lld/%lld] %7.0f programs/s  best train %.3fx (%.1f%% of oracle)  "
-               "kernel runs %lld  ETA %.1fs   ",
-               p.done, p.budget, rate, p.best_score, 100 * p.best_fraction, p.kernel_runs, eta);
+               "\r[%6lld/%lld] %7.0f programs/s  best train %.3fx%s  kernel runs %lld  "
+               "ETA %.1fs   ",
+               p.done, p.budget, rate, p.best_score, fraction.c_str(), p.kernel_runs, eta);
   std::fflush(stderr);
 }
 
+/// For a table of what was measured: measure the best program on every shape and the
+/// baselines chosen on the training shapes on the test shapes too, and the vendor library,
+/// then score the best program on the table that results.
+void complete_measured(Problem& p, EvolutionResult& r) {
+  if (p.backend->complete_table()) return;
+  refresh_table(p, {r.best.program});
+  const Program single = best_single_config(*p.train);
+  const Program per_m = per_m_table(*p.train);
+  refresh_table(p, {r.best.program, single, per_m});
+  p.backend->time_vendor(p.table->shapes());
+  r.best_train = p.train->score(r.best.program);
+  r.best_test = p.test->score(r.best.program);
+}
+
 void run_evolve(EvolveOptions o) {
+  const bool interactive = !o.quiet && !o.json && ::isatty(::fileno(stderr));
   if (!o.resume.empty()) {
     // Everything comes from the run's own config.json.
     const auto cfg = nlohmann::json::parse(read_file(o.resume + "/config.json"), nullptr, false);
@@ -61,27 +129,77 @@ void run_evolve(EvolveOptions o) {
     o.split_features = split_features_text(recorded->split_features);
     o.out = o.resume;
   }
+  check_worker_options(o.spec.workers);
+  if (o.probe_backend != "analytic" && o.probe_backend != "measured")
+    throw InputError(
+        fmt::format("--probe-backend must be analytic or measured, got '{}'", o.probe_backend));
+  if (o.resume.empty()) o.evo.cascade.analytic_probes = o.probe_backend == "analytic";
+  o.spec.workers.progress = interactive;
   MockLlmOptions mo;
   mo.one_field_only = o.one_field;
   mo.split_features = parse_split_features(o.split_features);
   auto problem = load_problem(o.spec);
+  TimingBackend& backend = *problem->backend;
+  if (o.full_baselines && !backend.complete_table()) {
+    fmt::print(stderr,
+               "tilevolve: measuring the full table first: {} (shape, config) pairs, each a "
+               "kernel run unless the cache has it\n",
+               full_table_pairs(*problem));
+    refresh_table(*problem, {}, true);
+  }
+  // Noise: one typical kernel timed several times; a gain must beat its spread.
+  if (o.noise_reps < 0) o.noise_reps = backend.noisy() ? 5 : 0;
+  std::optional<NoiseEstimate> noise;
+  if (o.noise_reps > 0) {
+    const Shape& s = problem->shape(noise_row(*problem));
+    noise = estimate_noise(backend, s, problem->expert.choose(s), o.noise_reps);
+    if (!noise->valid) throw InputError(noise->text());
+  }
+  if (o.resume.empty()) {
+    if (o.noise_threshold < 0) o.noise_threshold = noise ? noise->spread : 0.0;
+    o.evo.noise_threshold = o.noise_threshold;
+    if (o.confirm < 0) o.confirm = backend.noisy() ? 1 : 0;
+    o.evo.confirm_samples = o.confirm;
+  }
   MockLlm mutator(problem->gpu, mock_options_for(*problem, mo));
   Evolution evo(*problem, mutator, o.evo, o.out);
-  if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) evo.on_progress(print_progress);
-  const EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
-  if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) std::fprintf(stderr, "\n");
+  if (interactive) evo.on_progress(print_progress);
+  if (o.resume.empty() && !o.out.empty() && o.spec.backend == "measured")
+    save_measured_settings(o);
+  EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
+  if (interactive) std::fprintf(stderr, "\n");
+  complete_measured(*problem, r);
   const auto baselines =
       compute_baselines(*problem->train, *problem->test, problem->expert, problem->backend.get());
-  const auto summary = summary_json(*problem, r, baselines);
+  auto summary = summary_json(*problem, r, baselines);
+  std::string extra;
+  if (noise) {
+    summary["noise"] = noise->to_json();
+    summary["noise"]["threshold"] = o.evo.noise_threshold;
+    summary["noise"]["confirm_samples"] = o.evo.confirm_samples;
+    extra += fmt::format("\nNoise: {}; a child must beat its parent (and a new best the best) "
+                         "by more than {:.2f}%{}\n",
+                         noise->text(), 100 * o.evo.noise_threshold,
+                         o.evo.confirm_samples > 0
+                             ? fmt::format(", and a new best is re-measured {} more time{} "
+                                           "before it is accepted",
+                                           o.evo.confirm_samples,
+                                           o.evo.confirm_samples == 1 ? "" : "s")
+                             : "");
+  }
+  if (const auto* m = dynamic_cast<const MeasuredBackend*>(problem->backend.get())) {
+    summary["measurement"] = m->report_json();
+    extra += "\nMeasurement:\n" + m->report_text();
+  }
+  const std::string text = summary_text(*problem, r, baselines) + extra;
   if (!o.out.empty()) {
     atomic_write(o.out + "/summary.json", summary.dump(2) + "\n");
-    atomic_write(o.out + "/summary.txt", summary_text(*problem, r, baselines));
+    atomic_write(o.out + "/summary.txt", text);
   }
   if (o.json)
     fmt::print("{}\n", summary.dump(2));
   else
-    fmt::print("{}{}", summary_text(*problem, r, baselines),
-               o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
+    fmt::print("{}{}", text, o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
 }
 
 } // namespace
@@ -138,14 +256,43 @@ void add_evolve_command(CLI::App& app) {
                   "from its config.json)");
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
+  // Measured runs.
+  add_cache_option(*cmd, o->spec.cache);
+  add_worker_options(*cmd, o->spec.workers);
+  cmd->add_option("--probe-backend", o->probe_backend,
+                  "where cascade stage 1 (the probe shapes) is timed: measured (the --backend "
+                  "itself) or analytic (the model of the --gpu profile, no kernel runs)")
+      ->capture_default_str();
+  cmd->add_flag("--full-baselines", o->full_baselines,
+                "--backend measured: measure every (shape, config) pair of the profile first "
+                "(it prints the count), so the best single config, per-M table and oracle are "
+                "searched over the whole space instead of over the configs measured");
+  cmd->add_option("--noise-reps", o->noise_reps,
+                  "time one typical kernel this many times at the start to measure the noise "
+                  "(default 5 on a measured backend or a replay of one, else 0)");
+  cmd->add_option("--noise-threshold", o->noise_threshold,
+                  "a child counts as better than its parent, and as a new best, only when it is "
+                  "faster by more than this fraction (default: the measured spread, 0 without "
+                  "--noise-reps)");
+  cmd->add_option("--confirm", o->confirm,
+                  "re-measure a would-be new best this many more times before accepting it "
+                  "(default 1 on a measured backend or a replay of one, else 0)");
   cmd->callback([o, cmd] {
-    if (!o->resume.empty())
+    if (!o->resume.empty()) {
+      // Infrastructure (which machines measure) may change on resume; results may not.
+      const auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
       for (const CLI::Option* opt : cmd->get_options())
         if (opt->count() > 0 && opt->get_name() != "--resume" && opt->get_name() != "--json" &&
-            opt->get_name() != "--quiet" && opt->get_name() != "--help")
+            opt->get_name() != "--quiet" && opt->get_name() != "--help" &&
+            opt->get_name() != "--worker-cmd" && opt->get_name() != "--devices" &&
+            opt->get_name() != "--worker-timeout")
           throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
                                        "do not combine it with {}",
                                        opt->get_name()));
+      if (std::filesystem::exists(o->resume + "/" + kMeasuredSettings))
+        load_measured_settings(o->resume, *o, o->spec.workers, given("--worker-cmd"),
+                               given("--devices"), given("--worker-timeout"));
+    }
     run_evolve(*o);
   });
 }

@@ -1,5 +1,6 @@
 #pragma once
 /// Builds a timing backend from its command-line spelling.
+#include "eval/controller/pool_options.hpp"
 #include "eval/timing_backend.hpp"
 #include "models/gpu.hpp"
 
@@ -8,7 +9,11 @@
 
 namespace tv {
 
-/// "analytic" (default) or "replay:FILE"; throws InputError for an unknown spec or bad file.
-std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu);
+/// "analytic" (default), "replay:FILE", or "measured" (workers started with `workers`, the
+/// measurement file `cache`); throws InputError for an unknown spec, a bad file, or workers
+/// that cannot start.
+std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu,
+                                            const PoolOptions& workers = {},
+                                            const std::string& cache = "");
 
 } // namespace tv

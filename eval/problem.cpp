@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
 #include <unordered_map>
 
 namespace tv {
@@ -39,7 +40,7 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   auto p = std::make_unique<Problem>();
   p->spec = spec;
   p->gpu = find_gpu(spec.gpu);
-  p->backend = make_backend(spec.backend, p->gpu);
+  p->backend = make_backend(spec.backend, p->gpu, spec.workers, spec.cache);
   p->shapes_path = spec.shapes.empty() ? data_path("shapes/lecture.csv") : spec.shapes;
   // The lecture's expert, in its AMD form (2 stages) on AMD GPUs, unless one is given.
   p->expert_path = !spec.expert.empty()     ? spec.expert
@@ -81,7 +82,6 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   for (const auto& s : test)
     p->test_rows.push_back(row_of(s));
 
-  p->table = std::make_unique<TimeTable>(p->backend->table(rows));
   for (const auto& s : rows)
     if (std::find(p->dtypes_.begin(), p->dtypes_.end(), s.dtype) == p->dtypes_.end())
       p->dtypes_.push_back(s.dtype);
@@ -89,10 +89,52 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     throw InputError(fmt::format("{}: the expert program cannot run on {} with backend {}:\n{}",
                                  p->expert_path, p->gpu.name, p->backend->name(),
                                  format_static_issues(issues)));
+  if (!p->backend->complete_table()) {
+    // Only what is measured is in the table: the expert, the reference of every score, first.
+    std::vector<TimingRequest> batch;
+    for (const Shape& s : rows)
+      batch.push_back({s, p->expert.choose(s)});
+    const std::vector<Measurement> got = p->backend->time(batch);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (!got[i].ok())
+        throw InputError(fmt::format("{}: the expert program does not time on {} with {}: {}{}",
+                                     p->expert_path, batch[i].shape.label(),
+                                     batch[i].config.brief(), status_name(got[i].status),
+                                     got[i].detail.empty() ? "" : " (" + got[i].detail + ")"));
+  }
+  p->table = std::make_unique<TimeTable>(p->backend->table(rows));
 
   p->train = std::make_unique<Scorer>(*p->table, p->train_rows, p->expert);
   p->test = std::make_unique<Scorer>(*p->table, p->test_rows, p->expert);
   return p;
+}
+
+void refresh_table(Problem& p, const std::vector<Program>& programs, bool full) {
+  if (p.backend->complete_table()) return;
+  const std::vector<Shape>& rows = p.table->shapes();
+  std::vector<TimingRequest> batch;
+  std::set<std::pair<std::size_t, Config>> seen;
+  const auto add = [&](std::size_t r, const Config& c) {
+    if (seen.insert({r, c}).second) batch.push_back({rows[r], c});
+  };
+  for (const Program& prog : programs)
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      add(r, prog.choose(rows[r]));
+  if (full)
+    for (const Config& c : model_configs(p.gpu, p.dtypes()))
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        add(r, c);
+  if (!batch.empty()) p.backend->time(batch); // failures stay out of the table (+inf)
+  auto table = std::make_unique<TimeTable>(p.backend->table(rows));
+  auto train = std::make_unique<Scorer>(*table, p.train_rows, p.expert);
+  auto test = std::make_unique<Scorer>(*table, p.test_rows, p.expert);
+  p.train = std::move(train);
+  p.test = std::move(test);
+  p.table = std::move(table);
+}
+
+long long full_table_pairs(const Problem& p) {
+  return (long long)model_configs(p.gpu, p.dtypes()).size() * (long long)p.table->shapes().size();
 }
 
 } // namespace tv

@@ -95,7 +95,7 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
 // ---------------------------------------------------------------- options
 
 nlohmann::json EvolutionOptions::to_json() const {
-  return {{"seed", seed},
+  nlohmann::json j = {{"seed", seed},
           {"budget", budget},
           {"stagnation", stagnation},
           {"target_score", target_score},
@@ -116,6 +116,11 @@ nlohmann::json EvolutionOptions::to_json() const {
             {"probe_count", cascade.probe_count},
             {"probe_shapes", cascade.probe_shapes},
             {"probe_margin", cascade.probe_margin}}}};
+  // Written only when set, so runs that do not use them keep their fingerprints.
+  if (noise_threshold != 0) j["noise_threshold"] = noise_threshold;
+  if (confirm_samples != 0) j["confirm_samples"] = confirm_samples;
+  if (cascade.analytic_probes) j["cascade"]["analytic_probes"] = true;
+  return j;
 }
 
 EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
@@ -144,6 +149,10 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
   o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
   o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
+  if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
+  if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
+  if (c.contains("analytic_probes"))
+    o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
   return o;
 }
 
@@ -162,6 +171,7 @@ struct Evolution::State {
   Counters counters;
   std::map<std::string, Counters> per_op;
   std::vector<Improvement> improvements;
+  Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
   std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
   std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
   std::vector<double> best_times;     ///< best time seen per training shape
@@ -249,6 +259,7 @@ void Evolution::seed_run() {
     c.island = i;
     s.db.add(c, s.rng);
   }
+  s.best = s.db.best();
   s.seen.insert(hash_value(expert));
   s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
@@ -352,6 +363,21 @@ void Evolution::step_batch(long long count) {
         delta.cache_hits = ev.cache_hits;
         if (stage == Stage::static_reject)
           delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
+        const double bar = 1.0 + options_.noise_threshold;
+        if (stage == Stage::full && options_.confirm_samples > 0 &&
+            ev.train.speedup_vs_expert > s.best.score * bar) {
+          // Kernels within a few percent swap places from run to run: re-measure first.
+          const Evaluation again =
+              s.eval.confirm(child, ev.train_times, options_.confirm_samples);
+          delta.kernel_runs += again.kernel_runs;
+          if (again.stage != Stage::full) {
+            stage = Stage::timing_failed;
+            reason = "re-measuring a would-be new best: " + again.reason;
+          } else {
+            ev.train = again.train;
+            ev.train_times = again.train_times;
+          }
+        }
         if (stage == Stage::full) {
           Candidate c;
           c.id = id;
@@ -359,14 +385,15 @@ void Evolution::step_batch(long long count) {
           c.program = child;
           c.score = ev.train.speedup_vs_expert;
           c.island = p.sample.island;
-          const bool new_best = c.score > s.db.best().score;
-          if (c.score > parent.score) delta.improved = 1;
+          const bool new_best = c.score > s.best.score * bar;
+          if (c.score > parent.score * bar) delta.improved = 1;
           if (new_best) {
             delta.new_best = 1;
             s.improvements.push_back({s.done, id, c.score, op});
             s.best_reply = p.reply.text;
             s.best_op = op;
             s.since_best = 0;
+            s.best = c;
           }
           s.db.add(c, s.rng);
           for (std::size_t i = 0; i < ev.train_times.size(); ++i)
@@ -418,7 +445,7 @@ EvolutionResult Evolution::loop() {
       s.stop_reason = "budget";
     else if (options_.stagnation > 0 && s.since_best >= options_.stagnation)
       s.stop_reason = "stagnation";
-    else if (options_.target_score > 0 && s.db.best().score >= options_.target_score)
+    else if (options_.target_score > 0 && s.best.score >= options_.target_score)
       s.stop_reason = "target score";
     else if (options_.max_seconds > 0 && s.seconds() >= options_.max_seconds)
       s.stop_reason = "wall time";
@@ -430,8 +457,8 @@ EvolutionResult Evolution::loop() {
       Progress pr;
       pr.done = s.done;
       pr.budget = options_.budget;
-      pr.best_score = s.db.best().score;
-      pr.best_fraction = problem_->train->score(s.db.best().program).fraction_of_oracle;
+      pr.best_score = s.best.score;
+      pr.best_fraction = problem_->train->score(s.best.program).fraction_of_oracle;
       pr.kernel_runs = s.counters.kernel_runs;
       pr.seconds = s.seconds();
       progress_(pr);
@@ -484,6 +511,11 @@ void Evolution::write_checkpoint() {
   st["best_configs"] = nlohmann::json::array();
   for (const Config& c : s.best_configs)
     st["best_configs"].push_back(print_config(c));
+  st["best"] = {{"id", s.best.id},
+                {"parent", s.best.parent},
+                {"program", print_program(s.best.program)},
+                {"score", s.best.score},
+                {"island", s.best.island}};
   st["best_reply"] = s.best_reply;
   st["best_op"] = s.best_op;
   st["cache"] = s.eval.cache_to_json();
@@ -561,6 +593,17 @@ void Evolution::load_checkpoint() {
   s.last_checkpoint = s.done;
   if (s.seeded) {
     s.db = ProgramDatabase::from_json(get_field<nlohmann::json>(st, "database", w));
+    s.best = s.db.best(); // checkpoints before the accepted best was kept: the database's
+    if (st.contains("best")) {
+      const auto& b = st["best"];
+      const ParseResult pr = parse_program(get_field<std::string>(b, "program", w));
+      if (!pr.ok()) throw InputError(fmt::format("{}: the best program does not parse", path));
+      s.best.id = get_field<std::uint64_t>(b, "id", w);
+      s.best.parent = get_field<std::uint64_t>(b, "parent", w);
+      s.best.program = *pr.program;
+      s.best.score = get_field<double>(b, "score", w);
+      s.best.island = get_field<int>(b, "island", w);
+    }
     s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
     if (s.best_times.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_times has the wrong length", path));
@@ -605,7 +648,7 @@ EvolutionResult Evolution::resume() {
 EvolutionResult Evolution::finish() {
   State& s = *s_;
   EvolutionResult r;
-  r.best = s.db.best();
+  r.best = s.best;
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);
