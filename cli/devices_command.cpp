@@ -51,8 +51,8 @@ void run_devices(DevicesOptions o) {
                                       {"pool", counters.to_json()}}
                            .dump(2));
   } else {
-    fmt::print("tilevolve devices ({} of {} healthy; worker command: {})\n{}", healthy,
-               list.size(), o.pool.command, t.str());
+    fmt::print("tilevolve devices ({} of {} healthy; worker command: {})\n{}", healthy, list.size(),
+               o.pool.command, t.str());
     if (!errors.empty()) fmt::print("\n{}", errors);
   }
   if (healthy < int(list.size())) throw ExitCode{1};

@@ -164,8 +164,7 @@ void run_evolve(EvolveOptions o) {
   MockLlm mutator(problem->gpu, mock_options_for(*problem, mo));
   Evolution evo(*problem, mutator, o.evo, o.out);
   if (interactive) evo.on_progress(print_progress);
-  if (o.resume.empty() && !o.out.empty() && o.spec.backend == "measured")
-    save_measured_settings(o);
+  if (o.resume.empty() && !o.out.empty() && o.spec.backend == "measured") save_measured_settings(o);
   EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
   if (interactive) std::fprintf(stderr, "\n");
   complete_measured(*problem, r);
@@ -177,15 +176,15 @@ void run_evolve(EvolveOptions o) {
     summary["noise"] = noise->to_json();
     summary["noise"]["threshold"] = o.evo.noise_threshold;
     summary["noise"]["confirm_samples"] = o.evo.confirm_samples;
-    extra += fmt::format("\nNoise: {}; a child must beat its parent (and a new best the best) "
-                         "by more than {:.2f}%{}\n",
-                         noise->text(), 100 * o.evo.noise_threshold,
-                         o.evo.confirm_samples > 0
-                             ? fmt::format(", and a new best is re-measured {} more time{} "
-                                           "before it is accepted",
-                                           o.evo.confirm_samples,
-                                           o.evo.confirm_samples == 1 ? "" : "s")
-                             : "");
+    extra +=
+        fmt::format("\nNoise: {}; a child must beat its parent (and a new best the best) "
+                    "by more than {:.2f}%{}\n",
+                    noise->text(), 100 * o.evo.noise_threshold,
+                    o.evo.confirm_samples > 0
+                        ? fmt::format(", and a new best is re-measured {} more time{} "
+                                      "before it is accepted",
+                                      o.evo.confirm_samples, o.evo.confirm_samples == 1 ? "" : "s")
+                        : "");
   }
   if (const auto* m = dynamic_cast<const MeasuredBackend*>(problem->backend.get())) {
     summary["measurement"] = m->report_json();

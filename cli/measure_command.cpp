@@ -61,8 +61,8 @@ std::vector<TimingRequest> requests(const MeasureOptions& o, const Gpu& gpu,
     rng.shuffle(space);
     if (std::size_t(n) < space.size()) space.resize(std::size_t(n));
   } else if (o.configs != "all") {
-    throw InputError(fmt::format(
-        "--configs must be all, sample:N or program:FILE, got '{}'", o.configs));
+    throw InputError(
+        fmt::format("--configs must be all, sample:N or program:FILE, got '{}'", o.configs));
   }
   for (const auto& s : shapes)
     for (const auto& c : space) {
@@ -86,9 +86,8 @@ void run_measure(MeasureOptions o) {
   MeasuredBackend backend(gpu, o.pool, o.cache);
   if (!o.json)
     fmt::print(stderr, "measuring {} pairs{} on {} ({} ruled out by the {} profile)\n",
-               batch.size(), o.vendor ? fmt::format(" and the vendor library on {} shapes",
-                                                    shapes.size())
-                                      : "",
+               batch.size(),
+               o.vendor ? fmt::format(" and the vendor library on {} shapes", shapes.size()) : "",
                backend.name(), skipped, gpu.name);
   const std::vector<Measurement> got = backend.time(batch);
   std::vector<Measurement> vendor;
@@ -100,14 +99,10 @@ void run_measure(MeasureOptions o) {
   for (const auto& m : vendor)
     vendor_ok += m.ok();
   if (o.json) {
-    nlohmann::json j{{"command", "measure"},
-                     {"gpu", gpu.name},
-                     {"shapes_file", o.shapes},
-                     {"configs", o.configs},
-                     {"pairs", batch.size()},
-                     {"ruled_out_by_profile", skipped},
-                     {"statuses", statuses},
-                     {"measurement", backend.report_json()}};
+    nlohmann::json j{{"command", "measure"},    {"gpu", gpu.name},
+                     {"shapes_file", o.shapes}, {"configs", o.configs},
+                     {"pairs", batch.size()},   {"ruled_out_by_profile", skipped},
+                     {"statuses", statuses},    {"measurement", backend.report_json()}};
     if (o.vendor) j["vendor"] = {{"shapes", shapes.size()}, {"ok", vendor_ok}};
     fmt::print("{}\n", j.dump(2));
     return;

@@ -120,13 +120,11 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
   const Program single = best_single_config(train);
   out.push_back(program_method(
       "best_single", fmt::format("best single config ({}){}", single.default_config.brief(), over),
-      single,
-      n_configs * n_train, tuning));
+      single, n_configs * n_train, tuning));
   const Program table = per_m_table(train);
   out.push_back(program_method("per_m_table",
                                fmt::format("per-M table ({} rules){}", table.rules.size(), over),
-                               table,
-                               n_configs * n_train, tuning));
+                               table, n_configs * n_train, tuning));
 
   if (auto v = vendor_method(train, test, backend)) out.push_back(std::move(*v));
 

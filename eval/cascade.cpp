@@ -105,9 +105,10 @@ CascadeEvaluator::~CascadeEvaluator() = default;
 
 long long CascadeEvaluator::exhaustive_train_runs() const {
   // A table of what was measured holds only some configs; tuning would try them all.
-  const long long configs = problem_->backend->complete_table()
-                                ? (long long)problem_->table->configs().size()
-                                : (long long)model_configs(problem_->gpu, problem_->dtypes()).size();
+  const long long configs =
+      problem_->backend->complete_table()
+          ? (long long)problem_->table->configs().size()
+          : (long long)model_configs(problem_->gpu, problem_->dtypes()).size();
   return configs * (long long)problem_->train_rows.size();
 }
 
@@ -185,9 +186,9 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) 
     if (reference_probe > 0 &&
         ev.probe.speedup_vs_expert < (1.0 - options_.probe_margin) * reference_probe) {
       ev.stage = Stage::probe_reject;
-      ev.reason = fmt::format("analytic probe speedup {:.3f} < {:.3f} x parent's {:.3f}",
-                              ev.probe.speedup_vs_expert, 1.0 - options_.probe_margin,
-                              reference_probe);
+      ev.reason =
+          fmt::format("analytic probe speedup {:.3f} < {:.3f} x parent's {:.3f}",
+                      ev.probe.speedup_vs_expert, 1.0 - options_.probe_margin, reference_probe);
       return ev;
     }
   } else if (options_.enabled) {
@@ -255,8 +256,7 @@ Evaluation CascadeEvaluator::confirm(const Program& p, const std::vector<double>
     if (!got[j].ok()) {
       ev.stage = Stage::timing_failed;
       ev.reason = fmt::format("{} with {}, sample {}: {}{}", batch[j].shape.label(),
-                              batch[j].config.brief(), batch[j].sample,
-                              status_name(got[j].status),
+                              batch[j].config.brief(), batch[j].sample, status_name(got[j].status),
                               got[j].detail.empty() ? "" : " (" + got[j].detail + ")");
       return ev;
     }

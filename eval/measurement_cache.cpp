@@ -235,8 +235,8 @@ MeasurementFile parse_measurement_file(std::string_view text, std::string_view s
   // Where the text after the last newline starts: a line there was not finished.
   const std::size_t last_newline = text.rfind('\n');
   out.complete_bytes = last_newline == std::string_view::npos ? 0 : last_newline + 1;
-  const bool torn_tail = out.complete_bytes < text.size() &&
-                         !trim_field(text.substr(out.complete_bytes)).empty();
+  const bool torn_tail =
+      out.complete_bytes < text.size() && !trim_field(text.substr(out.complete_bytes)).empty();
   int torn_line = 0;
   if (torn_tail) {
     torn_line = 1;
@@ -258,8 +258,8 @@ MeasurementFile parse_measurement_file(std::string_view text, std::string_view s
                                  line, kMeasurementCacheVersionLine, kMeasurementCacheV2Line));
       } else {
         fail_at_line(source, line_no,
-                     fmt::format("expected the line '{}' (or '{}') first",
-                                 kMeasurementCacheV2Line, kMeasurementCacheVersionLine));
+                     fmt::format("expected the line '{}' (or '{}') first", kMeasurementCacheV2Line,
+                                 kMeasurementCacheVersionLine));
       }
       continue;
     }
@@ -268,9 +268,9 @@ MeasurementFile parse_measurement_file(std::string_view text, std::string_view s
     if (!have_header) {
       if (line != header) {
         if (last_torn) { // the header itself was being written
-          out.warnings.push_back(fmt::format(
-              "{}:{}: skipped a truncated last line (the writer was stopped mid-line)", source,
-              line_no));
+          out.warnings.push_back(
+              fmt::format("{}:{}: skipped a truncated last line (the writer was stopped mid-line)",
+                          source, line_no));
           break;
         }
         fail_at_line(source, line_no, fmt::format("expected the header '{}'", header));
@@ -282,9 +282,9 @@ MeasurementFile parse_measurement_file(std::string_view text, std::string_view s
       try {
         out.records.push_back(parse_data_line(line, out.version, source, line_no));
       } catch (const InputError&) {
-        out.warnings.push_back(fmt::format(
-            "{}:{}: skipped a truncated last line (the writer was stopped mid-line)", source,
-            line_no));
+        out.warnings.push_back(
+            fmt::format("{}:{}: skipped a truncated last line (the writer was stopped mid-line)",
+                        source, line_no));
       }
       continue;
     }
@@ -294,8 +294,7 @@ MeasurementFile parse_measurement_file(std::string_view text, std::string_view s
     fail_at_line(source, 1,
                  fmt::format("empty file (expected the line '{}')", kMeasurementCacheV2Line));
   if (!have_header && out.warnings.empty())
-    fail_at_line(source, lines.line_no(),
-                 fmt::format("missing the header '{}'", header));
+    fail_at_line(source, lines.line_no(), fmt::format("missing the header '{}'", header));
   return out;
 }
 
@@ -352,15 +351,14 @@ std::string format_record_v2(const MeasurementRecord& r) {
   const Config& c = r.config;
   const bool ok = r.result.status == MeasureStatus::ok;
   const std::string config =
-      r.vendor ? std::string(",,,,,,,,")
-               : fmt::format("{},{},{},{},{},{},{},{},{}", c.BM, c.BN, c.BK, c.warps, c.stages,
-                             c.group, knob(c.waves_per_eu), knob(c.matrix_instr_nonkdim),
-                             knob(c.kpack));
+      r.vendor
+          ? std::string(",,,,,,,,")
+          : fmt::format("{},{},{},{},{},{},{},{},{}", c.BM, c.BN, c.BK, c.warps, c.stages, c.group,
+                        knob(c.waves_per_eu), knob(c.matrix_instr_nonkdim), knob(c.kpack));
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.gpu),
                      csv_field(r.device), csv_field(r.worker), r.shape.M, r.shape.N, r.shape.K,
                      dtype_name(r.shape.dtype), r.shape.layout.empty() ? "NN" : r.shape.layout,
-                     r.vendor ? "vendor" : "triton", config, r.sample,
-                     status_name(r.result.status),
+                     r.vendor ? "vendor" : "triton", config, r.sample, status_name(r.result.status),
                      ok ? fmt::format("{}", r.result.seconds) : std::string(),
                      r.max_rel_error ? fmt::format("{}", *r.max_rel_error) : std::string(),
                      csv_field(r.result.detail));

@@ -5,8 +5,9 @@
 /// Format version 2 (written by `--backend measured` and `tilevolve measure`):
 ///   # tilevolve-measurements v2
 ///   gpu,device,worker,M,N,K,dtype,layout,kernel,BM,BN,BK,warps,stages,group,waves_per_eu,matrix_instr_nonkdim,kpack,sample,status,seconds,max_rel_error,detail
-///   h100,NVIDIA H200,tilevolve-triton-worker 1,128,4096,4096,bf16,NN,triton,128,128,64,4,3,8,,,,0,ok,1.234e-05,0.0031,
-///   h100,NVIDIA H200,tilevolve-triton-worker 1,128,4096,4096,bf16,NN,vendor,,,,,,,,,,0,ok,1.1e-05,0,
+///   h100,NVIDIA H200,tilevolve-triton-worker
+///   1,128,4096,4096,bf16,NN,triton,128,128,64,4,3,8,,,,0,ok,1.234e-05,0.0031, h100,NVIDIA
+///   H200,tilevolve-triton-worker 1,128,4096,4096,bf16,NN,vendor,,,,,,,,,,0,ok,1.1e-05,0,
 /// - gpu is the profile the run used (its config space and analytic model); device and worker
 ///   are what the worker reported at hello (device name; worker name and version). A record's
 ///   key is (gpu, device, worker, M, N, K, dtype, layout, kernel, config, sample): a pair is
@@ -55,13 +56,13 @@ inline constexpr std::string_view kMeasurementCacheV2Header =
 
 /// One recorded timing of one (shape, config) pair, or of the vendor library on a shape.
 struct MeasurementRecord {
-  std::string gpu;    ///< GPU profile name, e.g. "h100"
-  std::string device; ///< device name the worker reported (version 2; empty in version 1)
-  std::string worker; ///< worker name and version (version 2; empty in version 1)
-  Shape shape;        ///< M, N, K, dtype and layout (name and weight are not stored)
+  std::string gpu;     ///< GPU profile name, e.g. "h100"
+  std::string device;  ///< device name the worker reported (version 2; empty in version 1)
+  std::string worker;  ///< worker name and version (version 2; empty in version 1)
+  Shape shape;         ///< M, N, K, dtype and layout (name and weight are not stored)
   bool vendor = false; ///< the vendor library's time (`config` is then unused and default)
   Config config;
-  int sample = 0; ///< 0 = first measurement; k = the k-th re-measurement (version 2)
+  int sample = 0;     ///< 0 = first measurement; k = the k-th re-measurement (version 2)
   Measurement result; ///< status, seconds (+inf unless ok) and detail
   std::optional<double> max_rel_error; ///< version 2, when the worker reported it
   /// Field-wise equality (times compare exactly; +inf equals +inf).

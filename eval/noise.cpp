@@ -8,7 +8,7 @@
 namespace tv {
 
 nlohmann::json NoiseEstimate::to_json() const {
-  nlohmann::json j{{"valid", valid}, {"shape", shape}, {"config", config.brief()},
+  nlohmann::json j{{"valid", valid}, {"shape", shape},     {"config", config.brief()},
                    {"times", times}, {"median_s", median}, {"spread", spread}};
   if (!valid) j["problem"] = problem;
   return j;

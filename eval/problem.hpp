@@ -24,8 +24,8 @@ struct ProblemSpec {
   std::string expert;               ///< program file; default data/experts/lecture.py
   std::uint64_t seed = 0;           ///< seed of the random split
   std::string backend = "analytic"; ///< timing backend spec (see backend_factory.hpp)
-  PoolOptions workers; ///< backend "measured": how the workers are started
-  std::string cache;   ///< backend "measured": the measurement file (read, then appended)
+  PoolOptions workers;              ///< backend "measured": how the workers are started
+  std::string cache; ///< backend "measured": the measurement file (read, then appended)
 };
 
 /// Everything needed to score programs; the table covers train and test shapes.

@@ -240,11 +240,11 @@ Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) c
   if (it != results_.end()) return it->second;
   Measurement m;
   m.status = MeasureStatus::unmeasured;
-  m.detail = fmt::format("{} has no measurement{} for {}x{}x{} {}{} in {}", c.brief(),
-                         sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M,
-                         s.N, s.K, dtype_name(s.dtype),
-                         autoheuristic_ || v2_ ? " " + std::get<4>(key_of(s)) : std::string(),
-                         source_);
+  m.detail =
+      fmt::format("{} has no measurement{} for {}x{}x{} {}{} in {}", c.brief(),
+                  sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M, s.N, s.K,
+                  dtype_name(s.dtype),
+                  autoheuristic_ || v2_ ? " " + std::get<4>(key_of(s)) : std::string(), source_);
   if (autoheuristic_ && !(launched == inductor_canonical(c)))
     m.detail += fmt::format(" (Inductor launches it as {} on this shape)", launched.brief());
   return m;

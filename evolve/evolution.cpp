@@ -96,26 +96,26 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
 
 nlohmann::json EvolutionOptions::to_json() const {
   nlohmann::json j = {{"seed", seed},
-          {"budget", budget},
-          {"stagnation", stagnation},
-          {"target_score", target_score},
-          {"max_seconds", max_seconds},
-          {"batch", batch},
-          {"checkpoint_every", checkpoint_every},
-          {"drop_unexercised", drop_unexercised},
-          {"database",
-           {{"islands", database.islands},
-            {"island_capacity", database.island_capacity},
-            {"archive_size", database.archive_size},
-            {"migration_interval", database.migration_interval},
-            {"inspirations", database.inspirations},
-            {"exploit_rate", database.exploit_rate},
-            {"archive_rate", database.archive_rate}}},
-          {"cascade",
-           {{"enabled", cascade.enabled},
-            {"probe_count", cascade.probe_count},
-            {"probe_shapes", cascade.probe_shapes},
-            {"probe_margin", cascade.probe_margin}}}};
+                      {"budget", budget},
+                      {"stagnation", stagnation},
+                      {"target_score", target_score},
+                      {"max_seconds", max_seconds},
+                      {"batch", batch},
+                      {"checkpoint_every", checkpoint_every},
+                      {"drop_unexercised", drop_unexercised},
+                      {"database",
+                       {{"islands", database.islands},
+                        {"island_capacity", database.island_capacity},
+                        {"archive_size", database.archive_size},
+                        {"migration_interval", database.migration_interval},
+                        {"inspirations", database.inspirations},
+                        {"exploit_rate", database.exploit_rate},
+                        {"archive_rate", database.archive_rate}}},
+                      {"cascade",
+                       {{"enabled", cascade.enabled},
+                        {"probe_count", cascade.probe_count},
+                        {"probe_shapes", cascade.probe_shapes},
+                        {"probe_margin", cascade.probe_margin}}}};
   // Written only when set, so runs that do not use them keep their fingerprints.
   if (noise_threshold != 0) j["noise_threshold"] = noise_threshold;
   if (confirm_samples != 0) j["confirm_samples"] = confirm_samples;
@@ -207,25 +207,28 @@ Evolution::~Evolution() = default;
 
 nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
                                      const EvolutionOptions& o) {
-  return {{"format", "tilevolve-run"},
-          {"version", 1},
-          {"problem",
-           {{"gpu", p.spec.gpu},
-            {"shapes", p.spec.shapes},
-            {"test_shapes", p.spec.test_shapes},
-            {"split", p.spec.split},
-            {"split_seed", p.spec.seed},
-            {"expert", p.spec.expert},
-            {"backend", p.spec.backend}}},
-          {"resolved",
-           {{"shapes_file", p.shapes_path},
-            {"expert_file", p.expert_path},
-            {"expert", print_program(p.expert)},
-            {"train_shapes", p.train_rows.size()},
-            {"test_shapes", p.test_rows.size()},
-            {"configs", p.table->configs().size()}}},
-          {"mutator", m.name()},
-          {"options", o.to_json()}};
+  nlohmann::json j = {{"format", "tilevolve-run"},
+                      {"version", 1},
+                      {"problem",
+                       {{"gpu", p.spec.gpu},
+                        {"shapes", p.spec.shapes},
+                        {"test_shapes", p.spec.test_shapes},
+                        {"split", p.spec.split},
+                        {"split_seed", p.spec.seed},
+                        {"expert", p.spec.expert},
+                        {"backend", p.spec.backend}}},
+                      {"resolved",
+                       {{"shapes_file", p.shapes_path},
+                        {"expert_file", p.expert_path},
+                        {"expert", print_program(p.expert)},
+                        {"train_shapes", p.train_rows.size()},
+                        {"test_shapes", p.test_rows.size()},
+                        {"configs", p.table->configs().size()}}},
+                      {"mutator", m.name()},
+                      {"options", o.to_json()}};
+  // A table of what was measured grows as runs measure: its size names no run.
+  if (!p.backend->complete_table()) j["resolved"].erase("configs");
+  return j;
 }
 
 // ---------------------------------------------------------------- loop
@@ -367,8 +370,7 @@ void Evolution::step_batch(long long count) {
         if (stage == Stage::full && options_.confirm_samples > 0 &&
             ev.train.speedup_vs_expert > s.best.score * bar) {
           // Kernels within a few percent swap places from run to run: re-measure first.
-          const Evaluation again =
-              s.eval.confirm(child, ev.train_times, options_.confirm_samples);
+          const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
           delta.kernel_runs += again.kernel_runs;
           if (again.stage != Stage::full) {
             stage = Stage::timing_failed;

@@ -24,8 +24,7 @@ std::string thousands(long long v) {
 std::string device_errors(const DevicePool& pool) {
   std::string out;
   for (const auto& d : pool.devices())
-    out += fmt::format("\n  device {} ({}): {}", d.id, d.command,
-                       d.healthy ? "healthy" : d.error);
+    out += fmt::format("\n  device {} ({}): {}", d.id, d.command, d.healthy ? "healthy" : d.error);
   return out;
 }
 
@@ -70,8 +69,8 @@ std::string MeasuredBackend::name() const {
   const DeviceInfo* first = nullptr;
   for (const auto& d : pool_->devices())
     if (!first && !d.hello.device.empty()) first = &d;
-  return fmt::format("measured: {} x{} ({}), cache {}", first ? first->hello.device : "?",
-                     healthy_, first ? first->hello.worker : "?", store_->path());
+  return fmt::format("measured: {} x{} ({}), cache {}", first ? first->hello.device : "?", healthy_,
+                     first ? first->hello.worker : "?", store_->path());
 }
 
 std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>& jobs) {
@@ -95,8 +94,7 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
       continue;
     }
     ++counters_.measured;
-    out[i] = store_->record(jobs[i].shape, jobs[i].config, jobs[i].vendor, jobs[i].sample,
-                            r.reply);
+    out[i] = store_->record(jobs[i].shape, jobs[i].config, jobs[i].vendor, jobs[i].sample, r.reply);
   }
   if (!pool_->any_healthy())
     throw InputError(fmt::format("no worker is left to measure with; every measurement so far "
@@ -209,10 +207,11 @@ nlohmann::json MeasuredBackend::report_json() const {
                        {"measured", d.done},
                        {"busy_s", d.busy_s}});
   return {{"devices", devices},
-          {"cache", {{"path", store_->path()},
-                     {"records_at_start", store_->loaded()},
-                     {"appended", store_->appended()},
-                     {"appended_by_other_runs", store_->from_others()}}},
+          {"cache",
+           {{"path", store_->path()},
+            {"records_at_start", store_->loaded()},
+            {"appended", store_->appended()},
+            {"appended_by_other_runs", store_->from_others()}}},
           {"requested", counters_.requested},
           {"from_cache", counters_.from_cache},
           {"measured", counters_.measured},
@@ -226,9 +225,9 @@ std::string MeasuredBackend::report_text() const {
     out += fmt::format("  device {}: {} ({}, {}): {} measured{}\n", d.id,
                        d.hello.device.empty() ? "?" : d.hello.device, d.hello.backend,
                        d.hello.worker, thousands(d.done), d.healthy ? "" : ", retired: " + d.error);
-  out += fmt::format("  cache {}: {} records of this device at start, {} appended\n",
-                     store_->path(), thousands((long long)store_->loaded()),
-                     thousands((long long)store_->appended()));
+  out +=
+      fmt::format("  cache {}: {} records of this device at start, {} appended\n", store_->path(),
+                  thousands((long long)store_->loaded()), thousands((long long)store_->appended()));
   out += fmt::format("  {} pairs asked for: {} from the cache, {} measured now{}\n",
                      thousands(counters_.requested), thousands(counters_.from_cache),
                      thousands(counters_.measured),

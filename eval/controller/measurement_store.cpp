@@ -35,8 +35,8 @@ private:
 std::size_t file_size(int fd, const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0)
-    throw InputError(fmt::format("{}: cannot stat the measurement cache: {}", path,
-                                 std::strerror(errno)));
+    throw InputError(
+        fmt::format("{}: cannot stat the measurement cache: {}", path, std::strerror(errno)));
   return std::size_t(st.st_size);
 }
 
@@ -74,22 +74,28 @@ int count_lines(std::string_view s) {
 
 MeasurementStore::Key MeasurementStore::key(const Shape& s, const Config& c, bool vendor,
                                             int sample) {
-  return {s.M,    s.N, s.K, s.dtype, s.layout.empty() ? std::string("NN") : s.layout,
-          vendor, vendor ? Config{} : c, sample};
+  return {s.M,
+          s.N,
+          s.K,
+          s.dtype,
+          s.layout.empty() ? std::string("NN") : s.layout,
+          vendor,
+          vendor ? Config{} : c,
+          sample};
 }
 
 MeasurementStore::MeasurementStore(std::string path, Family family)
     : path_(std::move(path)), family_(std::move(family)) {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0)
-    throw InputError(fmt::format("{}: cannot open the measurement cache: {}", path_,
-                                 std::strerror(errno)));
+    throw InputError(
+        fmt::format("{}: cannot open the measurement cache: {}", path_, std::strerror(errno)));
   try {
     FileLock lock(fd_);
     const std::size_t size = file_size(fd_, path_);
     if (size == 0) {
-      const std::string top = fmt::format("{}\n{}\n", kMeasurementCacheV2Line,
-                                          kMeasurementCacheV2Header);
+      const std::string top =
+          fmt::format("{}\n{}\n", kMeasurementCacheV2Line, kMeasurementCacheV2Header);
       write_all(fd_, top, path_);
       offset_ = top.size();
       lines_ = 2;
@@ -146,8 +152,8 @@ void MeasurementStore::settle_torn_tail(const std::string& tail, std::size_t at)
     ++lines_;
   } catch (const InputError&) {
     if (::ftruncate(fd_, off_t(at)) != 0)
-      throw InputError(fmt::format("{}: cannot cut off a torn last line: {}", path_,
-                                   std::strerror(errno)));
+      throw InputError(
+          fmt::format("{}: cannot cut off a torn last line: {}", path_, std::strerror(errno)));
     warnings_.push_back(fmt::format("{}:{}: cut off a truncated last line (a run was stopped "
                                     "while writing it)",
                                     path_, lines_ + 1));
@@ -158,14 +164,14 @@ void MeasurementStore::settle_torn_tail(const std::string& tail, std::size_t at)
 void MeasurementStore::catch_up() {
   const std::size_t size = file_size(fd_, path_);
   if (size < offset_)
-    throw InputError(fmt::format("{}: the measurement cache shrank while this run had it open",
-                                 path_));
+    throw InputError(
+        fmt::format("{}: the measurement cache shrank while this run had it open", path_));
   if (size == offset_) return;
   const std::string chunk = read_range(fd_, offset_, size, path_);
   const std::size_t last_nl = chunk.rfind('\n');
   const std::size_t complete = last_nl == std::string::npos ? 0 : last_nl + 1;
-  for (const auto& r : parse_v2_lines(std::string_view(chunk).substr(0, complete), path_,
-                                      lines_ + 1))
+  for (const auto& r :
+       parse_v2_lines(std::string_view(chunk).substr(0, complete), path_, lines_ + 1))
     add(r, false);
   const std::size_t at = offset_ + complete;
   lines_ += count_lines(std::string_view(chunk).substr(0, complete));

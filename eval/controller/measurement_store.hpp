@@ -36,8 +36,7 @@ public:
   MeasurementStore& operator=(const MeasurementStore&) = delete;
 
   /// The answer on file for a key (the records' summary, as replay reads it), or nullopt.
-  std::optional<Measurement> find(const Shape& s, const Config& c, bool vendor,
-                                  int sample) const;
+  std::optional<Measurement> find(const Shape& s, const Config& c, bool vendor, int sample) const;
   /// Appends one result under the lock, first reading what other runs appended; returns the
   /// answer now on file for the key (another run's, when it recorded the key first).
   Measurement record(const Shape& s, const Config& c, bool vendor, int sample,
@@ -60,8 +59,8 @@ public:
   const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
-  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, bool,
-                         Config, int>;
+  using Key =
+      std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, bool, Config, int>;
   static Key key(const Shape& s, const Config& c, bool vendor, int sample);
   void add(const MeasurementRecord& r, bool at_open);
   void catch_up();

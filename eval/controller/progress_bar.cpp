@@ -18,7 +18,8 @@ std::string ProgressBar::line(const PoolProgress& p) const {
   constexpr int kWidth = 20;
   const double frac = p.total ? double(p.done) / double(p.total) : 1.0;
   const int filled = int(frac * kWidth);
-  std::string bar = std::string(std::size_t(filled), '#') + std::string(std::size_t(kWidth - filled), '.');
+  std::string bar =
+      std::string(std::size_t(filled), '#') + std::string(std::size_t(kWidth - filled), '.');
   std::string per;
   for (std::size_t i = 0; i < p.done_per_device.size() && i < devices_.size(); ++i)
     per += fmt::format("{}{}: {}", i ? "  " : "  dev ", devices_[i], p.done_per_device[i]);
