@@ -54,6 +54,7 @@ void run_baselines(const BaselinesOptions& o) {
                          {"N", s.N},
                          {"K", s.K},
                          {"split", split_of[r]},
+                         {"weight", s.weight},
                          {"oracle_config", cfg.brief()},
                          {"oracle_time_s", to},
                          {"oracle_tflops", s.flops() / to / 1e12},

@@ -112,14 +112,12 @@ void run_evolve(EvolveOptions o) {
     const auto cfg = nlohmann::json::parse(read_file(o.resume + "/config.json"), nullptr, false);
     if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
       throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", o.resume));
-    const auto& pj = cfg["problem"];
-    o.spec.gpu = pj.value("gpu", "");
-    o.spec.shapes = pj.value("shapes", "");
-    o.spec.test_shapes = pj.value("test_shapes", "");
-    o.spec.split = pj.value("split", "random");
-    o.spec.seed = pj.value("split_seed", std::uint64_t(0));
-    o.spec.expert = pj.value("expert", "");
-    o.spec.backend = pj.value("backend", "analytic");
+    // How workers start and which cache they use come from measured.json, not config.json.
+    const PoolOptions workers = o.spec.workers;
+    const std::string cache = o.spec.cache;
+    o.spec = problem_spec_from_json(cfg["problem"], o.resume + "/config.json");
+    o.spec.workers = workers;
+    o.spec.cache = cache;
     o.evo = EvolutionOptions::from_json(cfg["options"]);
     const std::string name = cfg.value("mutator", "");
     const auto recorded = MockLlm::options_for(name);

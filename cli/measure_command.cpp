@@ -7,10 +7,13 @@
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
 #include "ir/text.hpp"
+#include "models/analytic_model.hpp"
 #include "models/launch.hpp"
 #include "models/shape_file.hpp"
 #include "models/time_table.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -98,6 +101,61 @@ void run_measure(MeasureOptions o) {
   long long vendor_ok = 0;
   for (const auto& m : vendor)
     vendor_ok += m.ok();
+  // Measured against the analytic model of the profile: the ratio of each ok pair, and per
+  // shape whether the model ranks the configs as the device does.
+  std::vector<double> ratios;
+  std::map<std::string, std::vector<std::pair<double, double>>> by_shape; // (model, measured)
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const double model = model_time(batch[i].shape, batch[i].config, gpu);
+    nlohmann::json p{{"shape", batch[i].shape.label()},
+                     {"M", batch[i].shape.M},
+                     {"N", batch[i].shape.N},
+                     {"K", batch[i].shape.K},
+                     {"dtype", std::string(dtype_name(batch[i].shape.dtype))},
+                     {"config", batch[i].config.brief()},
+                     {"status", std::string(status_name(got[i].status))}};
+    if (std::isfinite(model)) p["model_s"] = model;
+    if (got[i].ok()) {
+      p["seconds"] = got[i].seconds;
+      if (std::isfinite(model)) {
+        ratios.push_back(got[i].seconds / model);
+        by_shape[batch[i].shape.label()].push_back({model, got[i].seconds});
+      }
+    }
+    pairs.push_back(p);
+  }
+  const double median_ratio = ratios.empty() ? 0 : median_of(ratios);
+  // Spearman's rank correlation per shape (shapes with at least 3 timed configs), averaged.
+  const auto ranks = [](std::vector<double> v) {
+    std::vector<std::size_t> idx(v.size());
+    for (std::size_t i = 0; i < idx.size(); ++i)
+      idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      r[idx[k]] = double(k);
+    return r;
+  };
+  double rho_sum = 0;
+  int rho_n = 0;
+  for (const auto& [label, mv] : by_shape) {
+    if (mv.size() < 3) continue;
+    std::vector<double> a, b;
+    for (const auto& [m, t] : mv) {
+      a.push_back(m);
+      b.push_back(t);
+    }
+    const auto ra = ranks(a), rb = ranks(b);
+    double d2 = 0;
+    for (std::size_t i = 0; i < ra.size(); ++i)
+      d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
+    const double n = double(ra.size());
+    rho_sum += 1 - 6 * d2 / (n * (n * n - 1));
+    ++rho_n;
+  }
+  const double rho = rho_n ? rho_sum / rho_n : 0;
   if (o.json) {
     nlohmann::json j{{"command", "measure"},    {"gpu", gpu.name},
                      {"shapes_file", o.shapes}, {"configs", o.configs},
@@ -113,6 +171,10 @@ void run_measure(MeasureOptions o) {
   fmt::print("tilevolve measure: {} pairs of {} shapes from {} (configs: {}) on {}\n{}\n",
              batch.size(), shapes.size(), o.shapes, o.configs, backend.name(), t.str());
   if (o.vendor) fmt::print("vendor library: {} of {} shapes timed\n", vendor_ok, shapes.size());
+  if (!ratios.empty())
+    fmt::print("against the analytic {} model: measured / model time median {:.2f}; rank "
+               "correlation of the configs per shape (Spearman) {:.2f} over {} shapes\n",
+               gpu.name, median_ratio, rho, rho_n);
   fmt::print("{}", backend.report_text());
 }
 

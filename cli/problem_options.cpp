@@ -11,13 +11,46 @@ void add_gpu_option(CLI::App& cmd, std::string& gpu) {
 
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet which) {
   const bool all = which == ProblemOptionSet::all;
-  add_gpu_option(cmd, spec.gpu);
+  // Without --gpu, a replay file that says what it was measured on picks the profile.
+  spec.gpu_is_default = true;
+  cmd.add_option_function<std::string>(
+         "--gpu",
+         [&spec](const std::string& g) {
+           spec.gpu = g;
+           spec.gpu_is_default = false;
+         },
+         "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a path to "
+         "a .json profile; with --backend replay:FILE the default is the profile that matches "
+         "the device the file records (a profile that contradicts the file is refused)")
+      ->default_str(spec.gpu);
   cmd.add_option("--shapes", spec.shapes,
-                 "shape CSV (name,M,N,K[,dtype][,weight][,layout]); default "
-                 "data/shapes/lecture.csv");
+                 "shape CSV (name,M,N,K[,dtype][,weight][,layout]). Give at most one of "
+                 "--shapes, --workload-log, --model, --inline; with none, the keys of a "
+                 "replay file, else data/shapes/lecture.csv");
+  cmd.add_option("--workload-log", spec.workload_log,
+                 "hipBLASLt log captured with HIPBLASLT_LOG_MASK=64: identical GEMMs merged, "
+                 "weight = call_count x batch_count, other types and functions skipped and "
+                 "counted (see data/workloads/README.md)");
+  cmd.add_option("--model", spec.model,
+                 "model preset from data/models/models.json (llama3-8b, llama3-70b, "
+                 "llama3-405b, qwen2.5-7b, qwen2.5-72b, mixtral-8x7b, deepseek-v3, "
+                 "gemma2-27b): the GEMMs of one forward pass per token count");
+  cmd.add_option("--tp", spec.tp, "tensor parallelism of --model (shards N or K; default 1)")
+      ->check(CLI::Range(1, 1 << 16));
+  cmd.add_option("--tokens", spec.tokens,
+                 "token counts M of --model, e.g. 1,16,128 (default "
+                 "1,16,32,64,128,256,512,1024,2048,4096,8192)");
+  cmd.add_option("--inline", spec.inline_shapes,
+                 "one shape M,N,K[,dtype] (dtype default bf16); repeat for more")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option_function<double>(
+      "--keep", [&spec](double share) { spec.keep = share; },
+      "keep the shapes that make up this share of the estimated total time (weight x the "
+      "analytic model's time on the GPU), e.g. 0.99; default: all shapes");
   if (all)
     cmd.add_option("--test-shapes", spec.test_shapes,
-                   "test on this shape CSV and train on all of --shapes (overrides --split)");
+                   "test on this shape CSV and train on all of the shapes (overrides --split)");
   cmd.add_option("--split", spec.split,
                  all ? "train/test split: random (half/half), random-mnk (half/half keeping each "
                        "(M, N, K) on one side), model:NAME (train on NAME:*), none"
@@ -33,9 +66,13 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
                      : "timing backend: analytic (the GPU model) or replay:FILE (recorded "
                        "measurements)")
       ->capture_default_str();
+  cmd.add_flag("--vendor-dispatch", spec.vendor_dispatch,
+               "let programs return \"vendor\" (cuBLAS/hipBLASLt) where the backend times the "
+               "vendor library (replay data with vendor rows); the oracle becomes the best of the "
+               "tile configs and the library");
   cmd.add_option("--expert", spec.expert,
-                 "expert program file (the reference); default data/experts/lecture.py, or "
-                 "lecture_amd.py on AMD GPUs");
+                 "expert program file (the reference); default data/experts/lecture.py "
+                 "(lecture_amd.py on AMD GPUs, h100_inductor.py with AutoHeuristic replay data)");
 }
 
 } // namespace tv

@@ -1,5 +1,6 @@
 #pragma once
-/// The options every problem-based subcommand shares (--gpu, --shapes, --split, ...).
+/// The options every problem-based subcommand shares (--gpu, the shape sources --shapes,
+/// --workload-log, --model/--tp/--tokens and --inline, --keep, --split, --backend, ...).
 #include "eval/problem.hpp"
 
 #include <CLI/CLI.hpp>
@@ -8,11 +9,13 @@ namespace tv {
 
 /// Which of the problem options a subcommand takes.
 enum class ProblemOptionSet {
-  all,        ///< --gpu, --shapes, --test-shapes, --split, --split-seed, --backend, --expert
+  all,        ///< --gpu, the shape sources, --keep, --test-shapes, --split, --split-seed,
+              ///< --backend, --expert
   over_seeds, ///< all but --test-shapes and --split-seed: the caller sets the split seed
 };
 
-/// Adds the problem options of `which` to `cmd`.
+/// Adds the problem options of `which` to `cmd`; `spec` must outlive the parse. Marks
+/// spec.gpu as a default (a replay file may pick the profile) until --gpu is given.
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec,
                          ProblemOptionSet which = ProblemOptionSet::all);
 /// Adds --gpu alone (for subcommands whose problem is otherwise fixed).

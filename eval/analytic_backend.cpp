@@ -12,6 +12,11 @@ std::string AnalyticBackend::name() const {
 std::vector<Measurement> AnalyticBackend::time(const std::vector<TimingRequest>& batch) {
   std::vector<Measurement> out(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].config.vendor) {
+      out[i].status = MeasureStatus::unmeasured;
+      out[i].detail = *cannot_time(batch[i].config, batch[i].shape.dtype);
+      continue;
+    }
     if (auto why = launch_problem(batch[i].config, gpu_, batch[i].shape.dtype)) {
       out[i].status = MeasureStatus::unlaunchable;
       out[i].detail = *why;
@@ -23,7 +28,10 @@ std::vector<Measurement> AnalyticBackend::time(const std::vector<TimingRequest>&
   return out;
 }
 
-std::optional<std::string> AnalyticBackend::cannot_time(const Config&, DType) const {
+std::optional<std::string> AnalyticBackend::cannot_time(const Config& c, DType) const {
+  if (c.vendor)
+    return std::string("the analytic model has no model of the vendor library (vendor dispatch "
+                       "needs a backend that times it: replay data with vendor rows, or measured)");
   return std::nullopt; // the model times every launchable config
 }
 

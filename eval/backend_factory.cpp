@@ -17,8 +17,8 @@ std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& 
       throw InputError("backend 'measured' needs a measurement file (--cache FILE)");
     return std::make_unique<MeasuredBackend>(gpu, workers, cache);
   }
-  if (spec.rfind("replay:", 0) == 0) {
-    const std::string file = spec.substr(7);
+  if (const auto f = replay_file_of(spec)) {
+    const std::string& file = *f;
     if (file.empty())
       throw InputError("backend 'replay:' needs a file, e.g. replay:data/replay/h100_mm.txt");
     // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, all four layouts).
@@ -26,6 +26,11 @@ std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& 
   }
   throw InputError(
       fmt::format("unknown backend '{}' (expected analytic, replay:FILE or measured)", spec));
+}
+
+std::optional<std::string> replay_file_of(const std::string& spec) {
+  if (spec.rfind("replay:", 0) != 0) return std::nullopt;
+  return spec.substr(7);
 }
 
 } // namespace tv

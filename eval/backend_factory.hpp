@@ -5,6 +5,7 @@
 #include "models/gpu.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tv {
@@ -15,5 +16,7 @@ namespace tv {
 std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu,
                                             const PoolOptions& workers = {},
                                             const std::string& cache = "");
+/// The FILE of a "replay:FILE" spec (possibly empty), or nullopt for any other spec.
+std::optional<std::string> replay_file_of(const std::string& spec);
 
 } // namespace tv

@@ -1,6 +1,8 @@
 #include "eval/problem.hpp"
 
 #include "eval/backend_factory.hpp"
+#include "eval/replay_backend.hpp"
+#include "eval/replay_device.hpp"
 #include "ir/error.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
@@ -8,6 +10,7 @@
 #include "models/shape_file.hpp"
 #include "models/split.hpp"
 #include "models/static_check.hpp"
+#include "models/workloads/keep_threshold.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -16,16 +19,58 @@
 
 namespace tv {
 
+namespace {
+
+/// `t` with one more column: the vendor library's time on every row, from `backend`; throws
+/// InputError naming the first shape it has no time for.
+TimeTable with_vendor_column(const TimeTable& t, const TimingBackend& backend,
+                             const std::string& source) {
+  const std::size_t rows = t.shapes().size(), cols = t.configs().size();
+  xt::xtensor<double, 2> times({rows, cols + 1});
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c)
+      times(r, c) = t.time(r, c);
+    const auto v = backend.vendor_time(t.shapes()[r]);
+    if (!v)
+      throw InputError(fmt::format("--vendor-dispatch: {} has no vendor-library time for shape {} "
+                                   "({}x{}x{} {})",
+                                   source, t.shapes()[r].label(), t.shapes()[r].M, t.shapes()[r].N,
+                                   t.shapes()[r].K, dtype_name(t.shapes()[r].dtype)));
+    times(r, cols) = *v;
+  }
+  std::vector<Config> configs = t.configs();
+  configs.push_back(vendor_config());
+  return TimeTable(t.shapes(), std::move(configs), std::move(times), t.ignores_amd_knobs());
+}
+
+/// The backend's table over `rows`, with the vendor column when programs may dispatch to the
+/// vendor library (a measuring backend measures the library on every row first).
+std::unique_ptr<TimeTable> build_table(const Problem& p, const std::vector<Shape>& rows) {
+  auto table = std::make_unique<TimeTable>(p.backend->table(rows));
+  if (!p.spec.vendor_dispatch) return table;
+  if (!p.backend->complete_table()) p.backend->time_vendor(rows);
+  return std::make_unique<TimeTable>(with_vendor_column(*table, *p.backend, p.backend->name()));
+}
+
+} // namespace
+
 std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
   const auto& ds = dtypes_;
   std::vector<StaticIssue> issues = static_check(prog, gpu, ds);
   if (!issues.empty()) return issues;
-  for (const Config& c : reachable_configs(prog))
+  for (const Config& c : reachable_configs(prog)) {
+    if (c.vendor && !spec.vendor_dispatch) {
+      issues.push_back({-1, c,
+                        "vendor dispatch is off (--vendor-dispatch lets a program return "
+                        "\"vendor\" where the backend times the vendor library)"});
+      continue;
+    }
     for (DType d : ds)
       if (auto why = backend->cannot_time(c, d)) {
         issues.push_back({-1, c, *why});
         break;
       }
+  }
   // Name the rule of each backend issue (the first live rule returning that config).
   for (auto& i : issues)
     for (std::size_t r = 0; r < prog.rules.size(); ++r)
@@ -36,19 +81,111 @@ std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
   return issues;
 }
 
+WorkloadSpec ProblemSpec::workload() const {
+  WorkloadSpec w;
+  w.shapes = shapes;
+  w.workload_log = workload_log;
+  w.model = model;
+  w.tp = tp;
+  w.tokens = tokens;
+  w.inline_shapes = inline_shapes;
+  return w;
+}
+
+nlohmann::json problem_spec_json(const ProblemSpec& s) {
+  nlohmann::json j{{"gpu", s.gpu},        {"shapes", s.shapes},   {"test_shapes", s.test_shapes},
+                   {"split", s.split},    {"split_seed", s.seed}, {"expert", s.expert},
+                   {"backend", s.backend}};
+  if (!s.workload_log.empty()) j["workload_log"] = s.workload_log;
+  if (!s.model.empty()) j["model"] = s.model;
+  if (s.tp != 0) j["tp"] = s.tp;
+  if (!s.tokens.empty()) j["tokens"] = s.tokens;
+  if (!s.inline_shapes.empty()) j["inline"] = s.inline_shapes;
+  if (s.keep) j["keep"] = *s.keep;
+  if (s.vendor_dispatch) j["vendor_dispatch"] = true;
+  return j;
+}
+
+ProblemSpec problem_spec_from_json(const nlohmann::json& j, const std::string& source) {
+  try {
+    ProblemSpec s;
+    s.gpu = j.value("gpu", "");
+    s.shapes = j.value("shapes", "");
+    s.test_shapes = j.value("test_shapes", "");
+    s.split = j.value("split", "random");
+    s.seed = j.value("split_seed", std::uint64_t(0));
+    s.expert = j.value("expert", "");
+    s.backend = j.value("backend", "analytic");
+    s.workload_log = j.value("workload_log", "");
+    s.model = j.value("model", "");
+    s.tp = j.value("tp", 0);
+    s.tokens = j.value("tokens", "");
+    s.inline_shapes = j.value("inline", std::vector<std::string>{});
+    if (j.contains("keep")) s.keep = j["keep"].get<double>();
+    s.vendor_dispatch = j.value("vendor_dispatch", false);
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: bad problem description ({})", source, e.what()));
+  }
+}
+
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   auto p = std::make_unique<Problem>();
   p->spec = spec;
-  p->gpu = find_gpu(spec.gpu);
+  // The GPU: as given, or the profile that fits the device a replay file was measured on.
+  const std::optional<std::string> replay_file = replay_file_of(spec.backend);
+  if (spec.gpu_is_default && replay_file && !replay_file->empty())
+    if (const auto d = replay_device(*replay_file)) {
+      p->spec.gpu = d->gpu;
+      p->notes.push_back(d->note);
+    }
+  p->spec.gpu_is_default = false; // from here on the spec names the profile it used
+  p->gpu = find_gpu(p->spec.gpu);
   p->backend = make_backend(spec.backend, p->gpu, spec.workers, spec.cache);
-  p->shapes_path = spec.shapes.empty() ? data_path("shapes/lecture.csv") : spec.shapes;
-  // The lecture's expert, in its AMD form (2 stages) on AMD GPUs, unless one is given.
-  p->expert_path = !spec.expert.empty()     ? spec.expert
-                   : p->gpu.vendor == "amd" ? data_path("experts/lecture_amd.py")
+  // A replay of a complete recorded table brings its shapes and expert; a replay of a
+  // measured run's file (complete_table() false) takes the measured run's defaults, so that
+  // it repeats that run.
+  const auto* replay = dynamic_cast<const ReplayBackend*>(p->backend.get());
+  if (replay && !replay->complete_table()) replay = nullptr;
+
+  // The shapes: the one source given, else a replay file's keys, else the lecture set.
+  std::vector<Shape> shapes;
+  if (auto w = load_workload(spec.workload())) {
+    shapes = std::move(w->shapes);
+    p->shapes_path = w->source;
+    if (!w->note.empty()) p->notes.push_back(w->note);
+  } else if (replay) {
+    shapes = replay->shapes();
+    p->shapes_path = "the keys of " + *replay_file;
+    p->notes.push_back(fmt::format("shapes: the {} keys (M, N, K, dtype{}) recorded in {}",
+                                   shapes.size(), replay->autoheuristic() ? ", layout" : "",
+                                   *replay_file));
+  } else {
+    p->shapes_path = data_path("shapes/lecture.csv");
+    shapes = load_shape_file(p->shapes_path);
+  }
+  if (spec.keep) {
+    const KeepResult k = keep_time_share(shapes, estimated_seconds(shapes, p->gpu), *spec.keep);
+    shapes = k.kept;
+    p->notes.push_back(fmt::format("--keep {}: {} (estimated time: weight x the analytic {} "
+                                   "model's fastest config)",
+                                   *spec.keep, k.summary(), p->gpu.name));
+  }
+
+  // The expert: as given, or the lecture's, in the form that fits the GPU or the config space.
+  if (!spec.expert.empty()) {
+    p->expert_path = spec.expert;
+  } else if (replay && replay->autoheuristic()) {
+    p->expert_path = data_path("experts/h100_inductor.py");
+    p->notes.push_back("expert: the lecture's expert in the config space of Inductor's mm "
+                       "candidates (data/experts/h100_inductor.py), the default for "
+                       "AutoHeuristic replay data");
+  } else {
+    p->expert_path = p->gpu.vendor == "amd" ? data_path("experts/lecture_amd.py")
                                             : data_path("experts/lecture.py");
+  }
   p->expert = load_program_file(p->expert_path);
 
-  const std::vector<Shape> shapes = load_shape_file(p->shapes_path);
   std::vector<Shape> train, test;
   if (!spec.test_shapes.empty()) {
     p->test_shapes_path = spec.test_shapes;
@@ -102,7 +239,7 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
                                      batch[i].config.brief(), status_name(got[i].status),
                                      got[i].detail.empty() ? "" : " (" + got[i].detail + ")"));
   }
-  p->table = std::make_unique<TimeTable>(p->backend->table(rows));
+  p->table = build_table(*p, rows);
 
   p->train = std::make_unique<Scorer>(*p->table, p->train_rows, p->expert);
   p->test = std::make_unique<Scorer>(*p->table, p->test_rows, p->expert);
@@ -125,7 +262,7 @@ void refresh_table(Problem& p, const std::vector<Program>& programs, bool full) 
       for (std::size_t r = 0; r < rows.size(); ++r)
         add(r, c);
   if (!batch.empty()) p.backend->time(batch); // failures stay out of the table (+inf)
-  auto table = std::make_unique<TimeTable>(p.backend->table(rows));
+  auto table = build_table(p, rows);
   auto train = std::make_unique<Scorer>(*table, p.train_rows, p.expert);
   auto test = std::make_unique<Scorer>(*table, p.test_rows, p.expert);
   p.train = std::move(train);

@@ -7,9 +7,12 @@
 #include "models/gpu.hpp"
 #include "models/static_check.hpp"
 #include "models/time_table.hpp"
+#include "models/workloads/workload.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,23 +21,56 @@ namespace tv {
 /// What the user asked for; empty paths mean the embedded defaults.
 struct ProblemSpec {
   std::string gpu = "h100";
-  std::string shapes;      ///< CSV; default data/shapes/lecture.csv
-  std::string test_shapes; ///< optional CSV: train on all of `shapes`, test on this
+  /// `gpu` is only a default: a replay backend whose file names its device picks the profile
+  /// that matches it instead (the CLI sets this unless --gpu is given).
+  bool gpu_is_default = false;
+  /// Shape sources, at most one (see workload.hpp). With none: the keys of a replay file, or
+  /// data/shapes/lecture.csv.
+  std::string shapes;       ///< CSV
+  std::string workload_log; ///< hipBLASLt log (HIPBLASLT_LOG_MASK=64)
+  std::string model;        ///< model preset, with tp (0 = not given) and tokens ("" = default)
+  int tp = 0;
+  std::string tokens;
+  std::vector<std::string> inline_shapes; ///< "M,N,K[,dtype]" each
+  /// Keep threshold: keep the shapes that make up this share of the estimated time (none =
+  /// keep all).
+  std::optional<double> keep;
+  std::string test_shapes; ///< optional CSV: train on all of the shapes, test on this
   std::string split = "random";
-  std::string expert;               ///< program file; default data/experts/lecture.py
+  /// Program file; default data/experts/lecture.py (lecture_amd.py on AMD GPUs, h100_inductor.py
+  /// with AutoHeuristic replay data).
+  std::string expert;
   std::uint64_t seed = 0;           ///< seed of the random split
   std::string backend = "analytic"; ///< timing backend spec (see backend_factory.hpp)
-  PoolOptions workers;              ///< backend "measured": how the workers are started
-  std::string cache; ///< backend "measured": the measurement file (read, then appended)
+  /// Programs may return "vendor" (the vendor library) where the backend times it; the table
+  /// then has a vendor column, so the oracle is the best of the tile configs and the library.
+  bool vendor_dispatch = false;
+  PoolOptions workers; ///< backend "measured": how the workers are started
+  std::string cache;   ///< backend "measured": the measurement file (read, then appended)
+
+  /// The shape sources as a WorkloadSpec.
+  WorkloadSpec workload() const;
 };
+
+/// The spec as JSON (gpu, shapes, test_shapes, split, split_seed, expert, backend, and the
+/// other shape sources and keep only when given, so older run configurations stay the same).
+nlohmann::json problem_spec_json(const ProblemSpec& s);
+/// The inverse of problem_spec_json (missing keys take their defaults; gpu_is_default false).
+/// Throws InputError naming `source` for a value of the wrong type.
+ProblemSpec problem_spec_from_json(const nlohmann::json& j, const std::string& source);
 
 /// Everything needed to score programs; the table covers train and test shapes.
 struct Problem {
   ProblemSpec spec;
+  /// Where the shapes came from (a file, "model llama3-70b (tp 8)", "--inline", "the keys of
+  /// FILE"), the test shape file, and the expert file.
   std::string shapes_path, test_shapes_path, expert_path;
   Gpu gpu;
   Program expert;
   std::string split_description;
+  /// What loading did beyond reading files: where the GPU profile, shapes or expert came from,
+  /// a workload reader's summary, the keep threshold's result. One sentence each.
+  std::vector<std::string> notes;
   std::unique_ptr<TimingBackend> backend;
   std::unique_ptr<TimeTable> table;
   std::vector<std::size_t> train_rows, test_rows;
@@ -43,7 +79,7 @@ struct Problem {
   /// Dtypes present in the shapes (filled once by load_problem).
   const std::vector<DType>& dtypes() const { return dtypes_; }
   /// Stage-0 check: every reachable branch must launch on the GPU and be timeable by the
-  /// backend; empty when the program passes.
+  /// backend (a "vendor" branch only with vendor dispatch on); empty when the program passes.
   std::vector<StaticIssue> static_issues(const Program& p) const;
   /// The shape of table row `r`.
   const Shape& shape(std::size_t r) const { return table->shapes()[r]; }

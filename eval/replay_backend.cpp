@@ -110,8 +110,8 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
       fmt::print(stderr, "tilevolve: warning: {}\n", w);
     v2_ = file.version >= 2;
     std::set<std::string> gpus;
-    std::set<std::pair<std::string, std::string>> families; // (device, worker) of kept rows
-    std::map<ShapeKey, MeasurementSummary> vendor;
+    std::set<std::pair<std::string, std::string>> families;        // (device, worker) of kept rows
+    std::map<std::pair<ShapeKey, int>, MeasurementSummary> vendor; // by shape and sample
     for (const auto& r : file.records) {
       gpus.insert(r.gpu);
       if (r.gpu != gpu.name) continue;
@@ -121,7 +121,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
       keys.insert(k);
       full_size.insert(k);
       if (r.vendor) {
-        if (r.sample == 0) vendor[k].add(r.result);
+        vendor[{k, r.sample}].add(r.result);
         continue;
       }
       add_sample(pairs, {k, r.config, r.sample}, r.result.status, r.result.seconds,
@@ -144,7 +144,12 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
     }
     if (v2_) device_ = families.begin()->first;
     for (const auto& [k, summary] : vendor)
-      if (const Measurement m = summary.result(); m.ok()) vendor_[k] = m.seconds;
+      if (const Measurement m = summary.result(); m.ok()) {
+        if (k.second == 0)
+          vendor_[k.first] = m.seconds;
+        else
+          vendor_samples_[k] = m.seconds;
+      }
   } else if (looks_like_autoheuristic(first)) {
     autoheuristic_ = true;
     const bool all_layouts = filter.layout == "all";
@@ -233,6 +238,23 @@ Config ReplayBackend::launched_config(const Config& c, const Shape& s) const {
 }
 
 Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) const {
+  if (c.vendor) {
+    Measurement m;
+    std::optional<double> t = vendor_time(s);
+    if (v2_ && sample > 0) { // a version-2 file records re-measurements of the library too
+      auto it = vendor_samples_.find({key_of(s), sample});
+      t = it == vendor_samples_.end() ? std::nullopt : std::optional<double>(it->second);
+    }
+    if (t) {
+      m.status = MeasureStatus::ok;
+      m.seconds = *t;
+    } else {
+      m.detail = fmt::format("no vendor-library time{} for {}x{}x{} {} in {}",
+                             sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M,
+                             s.N, s.K, dtype_name(s.dtype), source_);
+    }
+    return m;
+  }
   const Config launched = launched_config(c, s);
   auto it = results_.find({key_of(s), launched, sample});
   // Files without samples (version 1, AutoHeuristic) answer every sample with their one value.
@@ -262,6 +284,11 @@ std::optional<std::string> ReplayBackend::cannot_time(const Config& c, DType d) 
   // A version-2 file is the record of a measured run, which could try any config: a config
   // it never measured comes back unmeasured when timed, as it would have been measured then.
   if (v2_) return std::nullopt;
+  if (c.vendor) {
+    for (const auto& [k, t] : vendor_)
+      if (std::get<3>(k) == d) return std::nullopt;
+    return fmt::format("{} has no vendor-library rows for {}", source_, dtype_name(d));
+  }
   const auto list_space = [&] {
     std::vector<std::string> briefs;
     for (const Config& s : space_)

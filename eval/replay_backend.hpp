@@ -120,6 +120,7 @@ private:
   /// One answer per (shape, config, sample).
   std::map<std::tuple<ShapeKey, Config, int>, Measurement> results_;
   std::map<ShapeKey, double> vendor_; ///< median vendor-library time per shape
+  std::map<std::pair<ShapeKey, int>, double> vendor_samples_; ///< version 2: re-measurements
   std::vector<Config> space_;
   std::map<DType, std::set<Config>> space_ok_; ///< space configs with an ok time, per dtype
 };

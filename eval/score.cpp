@@ -25,7 +25,13 @@ Scorer::Scorer(const TimeTable& table, std::vector<std::size_t> rows, const Prog
     weights_.push_back(s.weight / wsum);
     log_expert_ += weights_.back() * std::log(expert_[i]);
     log_oracle_ += weights_.back() * std::log(oracle_.back());
+    plain_expert_ += std::log(expert_[i]);
+    plain_oracle_ += std::log(oracle_.back());
+    expert_total_ += weights_.back() * expert_[i];
+    weighted_ = weighted_ || table.shapes()[rows_[i]].weight != table.shapes()[rows_[0]].weight;
   }
+  plain_expert_ /= double(rows_.size());
+  plain_oracle_ /= double(rows_.size());
 }
 
 std::vector<double> Scorer::program_times(const Program& p) const {
@@ -46,17 +52,25 @@ std::vector<double> Scorer::program_times(const Program& p) const {
 SetScore Scorer::score_times(const std::vector<double>& times) const {
   SetScore r;
   r.shapes = rows_.size();
-  double log_t = 0;
+  r.weighted = weighted_;
+  double log_t = 0, plain_t = 0, total = 0;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
     if (!std::isfinite(times[i]) || !(times[i] > 0)) {
       r.problem = fmt::format("{} has no time", table_->shapes()[rows_[i]].label());
       return r;
     }
-    log_t += weights_[i] * std::log(times[i]);
+    const double l = std::log(times[i]);
+    log_t += weights_[i] * l;
+    plain_t += l;
+    total += weights_[i] * times[i];
   }
+  plain_t /= double(rows_.size());
   r.valid = true;
   r.speedup_vs_expert = std::exp(log_expert_ - log_t);
   r.fraction_of_oracle = std::exp(log_oracle_ - log_t);
+  r.plain_speedup_vs_expert = std::exp(plain_expert_ - plain_t);
+  r.plain_fraction_of_oracle = std::exp(plain_oracle_ - plain_t);
+  r.uplift = expert_total_ / total;
   return r;
 }
 

@@ -171,6 +171,9 @@ Box effective_box(const Program& p, std::size_t i) {
   for (std::size_t pass = 0; changed && pass <= p.rules.size() && !b.empty(); ++pass) {
     changed = false;
     for (std::size_t j = 0; j < i && j < p.rules.size() && !b.empty(); ++j) {
+      // A condition on a derived feature is not a box: its box() is larger than what it
+      // decides, so it cannot trim anything here.
+      if (p.rules[j].condition.has_derived()) continue;
       const Box e = p.rules[j].condition.box();
       if (e.empty()) continue;
       for (int d = 0; d < 3; ++d) {

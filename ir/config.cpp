@@ -7,6 +7,7 @@
 namespace tv {
 
 std::string Config::brief() const {
+  if (vendor) return "vendor";
   std::string s = fmt::format("{}x{}x{} w{} s{} g{}", BM, BN, BK, warps, stages, group);
   if (waves_per_eu) s += fmt::format(" wpe{}", *waves_per_eu);
   if (matrix_instr_nonkdim) s += fmt::format(" mi{}", *matrix_instr_nonkdim);
@@ -23,6 +24,7 @@ std::size_t hash_value(const Config& c) {
                           std::uint64_t(c.warps), std::uint64_t(c.stages), std::uint64_t(c.group),
                           opt(c.waves_per_eu), opt(c.matrix_instr_nonkdim), opt(c.kpack)})
     h = hash_mix(h, v);
+  if (c.vendor) h = hash_mix(h, 0x76656e646f72u); // tile configs keep their old hashes
   return std::size_t(h);
 }
 

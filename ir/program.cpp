@@ -23,6 +23,8 @@ std::size_t hash_value(const Program& p) {
     for (const auto& t : r.condition.terms) {
       h = hash_mix(h, std::uint64_t(t.feature) * 8 + std::uint64_t(t.op));
       h = hash_mix(h, std::uint64_t(t.value));
+      if (t.feature == Feature::tiles)
+        h = hash_mix(h, (std::uint64_t(std::uint32_t(t.tile_m)) << 32) | std::uint32_t(t.tile_n));
     }
     h = hash_mix(h, hash_value(r.config));
   }

@@ -38,151 +38,237 @@
 namespace tv {
 namespace {
 
-bool intersects(const Box& a, const Box& b) {
-  for (int d = 0; d < 3; ++d)
-    if (std::max(a.dim[d].lo, b.dim[d].lo) > std::min(a.dim[d].hi, b.dim[d].hi)) return false;
-  return true;
-}
-
-// Appends the disjoint pieces of a \ b to `out`; requires `a` and `b` to intersect.
-// Slab decomposition: per dimension, cut off what lies below and above b, then narrow.
-void append_difference(Box rest, const Box& b, std::vector<Box>& out) {
-  for (int d = 0; d < 3; ++d) {
-    const Interval cut{std::max(rest.dim[d].lo, b.dim[d].lo),
-                       std::min(rest.dim[d].hi, b.dim[d].hi)};
-    if (rest.dim[d].lo < cut.lo) {
-      Box piece = rest;
-      piece.dim[d] = {rest.dim[d].lo, cut.lo - 1};
-      out.push_back(piece);
+/// The relaxed space of a set of rule lists: M, N, K and their distinct derived features.
+class Geometry {
+public:
+  void add(const Program& p) {
+    for (const auto& r : p.rules)
+      for (const auto& t : r.condition.terms)
+        space_.add(t);
+  }
+  bool relaxed() const { return !space_.derived().empty(); }
+  const FeatureSpace& space() const { return space_; }
+  Box full() const {
+    Box b;
+    b.dims = space_.dims();
+    return b;
+  }
+  /// The condition's box without tightening (the bounds its terms put, per coordinate).
+  Box raw_box(const Condition& c) const {
+    Box b = full();
+    for (const auto& t : c.terms) {
+      const Interval v = accepted_values(t);
+      Interval& i = b.dim[space_.dim_of(t)];
+      i.lo = std::max(i.lo, v.lo);
+      i.hi = std::min(i.hi, v.hi);
     }
-    if (cut.hi < rest.dim[d].hi) {
-      Box piece = rest;
-      piece.dim[d] = {cut.hi + 1, rest.dim[d].hi};
-      out.push_back(piece);
+    return b;
+  }
+  Box box(const Condition& c) const { return c.box(space_); }
+  void tighten(Box& b) const { space_.tighten(b); }
+
+  bool intersects(const Box& a, const Box& b) const {
+    Box x = a;
+    for (int d = 0; d < a.dims; ++d) {
+      x.dim[d].lo = std::max(a.dim[d].lo, b.dim[d].lo);
+      x.dim[d].hi = std::min(a.dim[d].hi, b.dim[d].hi);
+      if (x.dim[d].empty()) return false;
     }
-    rest.dim[d] = cut;
+    if (!relaxed()) return true;
+    space_.tighten(x);
+    return !x.empty();
   }
-}
 
-// Removes `b` from the disjoint non-empty boxes `pieces` (which stay disjoint and non-empty).
-void subtract(std::vector<Box>& pieces, const Box& b) {
-  if (b.empty()) return;
-  const std::size_t n = pieces.size();
-  std::size_t removed = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!intersects(pieces[k], b)) continue;
-    const Box a = pieces[k];
-    append_difference(a, b, pieces);
-    pieces[k].dim[0] = {1, 0}; // mark for removal
-    ++removed;
+  // Appends the disjoint pieces of a \ b to `out`; requires `a` and `b` to intersect.
+  // Slab decomposition: per dimension, cut off what lies below and above b, then narrow.
+  void append_difference(Box rest, const Box& b, std::vector<Box>& out) const {
+    auto push = [&](Box piece) {
+      if (relaxed()) {
+        space_.tighten(piece);
+        if (piece.empty()) return;
+      }
+      out.push_back(piece);
+    };
+    for (int d = 0; d < rest.dims; ++d) {
+      const Interval cut{std::max(rest.dim[d].lo, b.dim[d].lo),
+                         std::min(rest.dim[d].hi, b.dim[d].hi)};
+      if (rest.dim[d].lo < cut.lo) {
+        Box piece = rest;
+        piece.dim[d] = {rest.dim[d].lo, cut.lo - 1};
+        push(piece);
+      }
+      if (cut.hi < rest.dim[d].hi) {
+        Box piece = rest;
+        piece.dim[d] = {cut.hi + 1, rest.dim[d].hi};
+        push(piece);
+      }
+      rest.dim[d] = cut;
+    }
   }
-  if (removed > 0) std::erase_if(pieces, [](const Box& x) { return x.dim[0].empty(); });
-}
 
-std::vector<Box> boxes_of(const std::vector<Rule>& rules) {
-  std::vector<Box> boxes;
-  boxes.reserve(rules.size());
-  for (const auto& r : rules)
-    boxes.push_back(r.condition.box());
-  return boxes;
-}
-
-// Box i minus boxes 0..i-1.
-std::vector<Box> region(const std::vector<Box>& boxes, std::size_t i) {
-  std::vector<Box> pieces;
-  if (boxes[i].empty()) return pieces;
-  pieces.push_back(boxes[i]);
-  for (std::size_t j = 0; j < i && !pieces.empty(); ++j)
-    subtract(pieces, boxes[j]);
-  return pieces;
-}
-
-// The domain minus every box.
-std::vector<Box> uncovered(const std::vector<Box>& boxes) {
-  std::vector<Box> pieces{Box{}};
-  for (const auto& b : boxes) {
-    if (pieces.empty()) break;
-    subtract(pieces, b);
+  // Removes `b` from the disjoint non-empty boxes `pieces` (which stay disjoint and non-empty).
+  void subtract(std::vector<Box>& pieces, const Box& b) const {
+    if (b.empty()) return;
+    const std::size_t n = pieces.size();
+    std::size_t removed = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!intersects(pieces[k], b)) continue;
+      const Box a = pieces[k];
+      append_difference(a, b, pieces);
+      pieces[k].dim[0] = {1, 0}; // mark for removal
+      ++removed;
+    }
+    if (removed > 0) std::erase_if(pieces, [](const Box& x) { return x.dim[0].empty(); });
   }
-  return pieces;
-}
 
-// True when every shape in `pieces` gets config `c` from rules[from..] (first match) or,
-// when none matches, from `dflt`.
-bool decided_as(std::vector<Box> pieces, const std::vector<Rule>& rules,
-                const std::vector<Box>& boxes, std::size_t from, const Config& dflt,
-                const Config& c) {
-  for (std::size_t j = from; j < rules.size() && !pieces.empty(); ++j) {
-    if (rules[j].config == c) {
+  std::vector<Box> boxes_of(const std::vector<Rule>& rules) const {
+    std::vector<Box> boxes;
+    boxes.reserve(rules.size());
+    for (const auto& r : rules)
+      boxes.push_back(box(r.condition));
+    return boxes;
+  }
+
+  // Box i minus boxes 0..i-1.
+  std::vector<Box> region(const std::vector<Box>& boxes, std::size_t i) const {
+    std::vector<Box> pieces;
+    if (boxes[i].empty()) return pieces;
+    pieces.push_back(boxes[i]);
+    for (std::size_t j = 0; j < i && !pieces.empty(); ++j)
       subtract(pieces, boxes[j]);
-    } else {
-      for (const auto& piece : pieces)
-        if (intersects(piece, boxes[j])) return false;
-    }
+    return pieces;
   }
-  return pieces.empty() || dflt == c;
-}
 
-// Drops comparisons implied by the others (see step 1 at the top of this file).
-Condition clean(const Condition& c) {
-  const Box box = c.box();
-  if (box.empty()) return c;
-  std::vector<Interval> own(c.terms.size());
-  for (std::size_t k = 0; k < c.terms.size(); ++k)
-    own[k] = Condition{{c.terms[k]}}.box().dim[int(c.terms[k].feature)];
-  std::vector<bool> keep(c.terms.size(), false);
-  for (int d = 0; d < 3; ++d) {
-    const Interval want = box.dim[d];
-    const bool need_lo = want.lo > 1, need_hi = want.hi < kDimMax;
-    if (!need_lo && !need_hi) continue;
-    std::ptrdiff_t both = -1, first_lo = -1, first_hi = -1;
+  // The domain minus every box.
+  std::vector<Box> uncovered(const std::vector<Box>& boxes) const {
+    std::vector<Box> pieces{full()};
+    for (const auto& b : boxes) {
+      if (pieces.empty()) break;
+      subtract(pieces, b);
+    }
+    return pieces;
+  }
+
+  // True when every shape in `pieces` gets config `c` from rules[from..] (first match) or,
+  // when none matches, from `dflt`.
+  bool decided_as(std::vector<Box> pieces, const std::vector<Rule>& rules,
+                  const std::vector<Box>& boxes, std::size_t from, const Config& dflt,
+                  const Config& c) const {
+    for (std::size_t j = from; j < rules.size() && !pieces.empty(); ++j) {
+      if (rules[j].config == c) {
+        subtract(pieces, boxes[j]);
+      } else {
+        for (const auto& piece : pieces)
+          if (intersects(piece, boxes[j])) return false;
+      }
+    }
+    return pieces.empty() || dflt == c;
+  }
+
+  // Drops comparisons implied by the others (see step 1 at the top of this file).
+  Condition clean(const Condition& c) const {
+    Condition out = clean_bounds(c);
+    if (!out.has_derived()) return out;
+    // Terms implied by the tightened box of the others (real shapes only), last first.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t k = out.terms.size(); k-- > 0;) {
+        Condition others = out;
+        others.terms.erase(others.terms.begin() + std::ptrdiff_t(k));
+        Box rest = raw_box(others);
+        tighten(rest);
+        if (rest.empty()) continue;
+        const Comparison& t = out.terms[k];
+        const int d = space_.dim_of(t);
+        const Interval own = accepted_values(t);
+        if (rest.dim[d].lo >= own.lo && rest.dim[d].hi <= own.hi) {
+          out = std::move(others);
+          changed = true;
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+private:
+  /// Per coordinate, the fewest comparisons giving the same interval (untightened).
+  Condition clean_bounds(const Condition& c) const {
+    const Box box = raw_box(c);
+    if (box.empty()) return c;
+    std::vector<Interval> own(c.terms.size());
+    std::vector<int> dim_of(c.terms.size());
     for (std::size_t k = 0; k < c.terms.size(); ++k) {
-      if (int(c.terms[k].feature) != d) continue;
-      const bool lo_ok = need_lo && own[k].lo == want.lo;
-      const bool hi_ok = need_hi && own[k].hi == want.hi;
-      if (both < 0 && (lo_ok || !need_lo) && (hi_ok || !need_hi)) both = std::ptrdiff_t(k);
-      if (first_lo < 0 && lo_ok) first_lo = std::ptrdiff_t(k);
-      if (first_hi < 0 && hi_ok) first_hi = std::ptrdiff_t(k);
+      dim_of[k] = space_.dim_of(c.terms[k]);
+      own[k] = accepted_values(c.terms[k]);
     }
-    if (both >= 0) {
-      keep[std::size_t(both)] = true;
-    } else {
-      if (first_lo >= 0) keep[std::size_t(first_lo)] = true;
-      if (first_hi >= 0) keep[std::size_t(first_hi)] = true;
+    std::vector<bool> keep(c.terms.size(), false);
+    for (int d = 0; d < box.dims; ++d) {
+      const Interval want = box.dim[d];
+      const bool need_lo = want.lo > 1, need_hi = want.hi < kDimMax;
+      if (!need_lo && !need_hi) continue;
+      std::ptrdiff_t both = -1, first_lo = -1, first_hi = -1;
+      for (std::size_t k = 0; k < c.terms.size(); ++k) {
+        if (dim_of[k] != d) continue;
+        const bool lo_ok = need_lo && own[k].lo == want.lo;
+        const bool hi_ok = need_hi && own[k].hi == want.hi;
+        if (both < 0 && (lo_ok || !need_lo) && (hi_ok || !need_hi)) both = std::ptrdiff_t(k);
+        if (first_lo < 0 && lo_ok) first_lo = std::ptrdiff_t(k);
+        if (first_hi < 0 && hi_ok) first_hi = std::ptrdiff_t(k);
+      }
+      if (both >= 0) {
+        keep[std::size_t(both)] = true;
+      } else {
+        if (first_lo >= 0) keep[std::size_t(first_lo)] = true;
+        if (first_hi >= 0) keep[std::size_t(first_hi)] = true;
+      }
     }
+    Condition out;
+    for (std::size_t k = 0; k < c.terms.size(); ++k)
+      if (keep[k]) out.terms.push_back(c.terms[k]);
+    return out;
   }
-  Condition out;
-  for (std::size_t k = 0; k < c.terms.size(); ++k)
-    if (keep[k]) out.terms.push_back(c.terms[k]);
-  return out;
-}
 
+  FeatureSpace space_;
+};
+
+} // namespace
+
+namespace {
+Geometry geometry_of(const Program& p) {
+  Geometry g;
+  g.add(p);
+  return g;
+}
 } // namespace
 
 std::vector<Box> box_difference(const Box& a, const Box& b) {
   std::vector<Box> out;
   if (a.empty()) return out;
-  if (b.empty() || !intersects(a, b)) {
+  const Geometry g; // plain boxes: no derived coordinates to tighten
+  if (b.empty() || !g.intersects(a, b)) {
     out.push_back(a);
     return out;
   }
-  append_difference(a, b, out);
+  g.append_difference(a, b, out);
   return out;
 }
 
 std::vector<Box> effective_region(const Program& p, std::size_t i) {
   if (i >= p.rules.size()) return {};
+  const Geometry g = geometry_of(p);
   std::vector<Box> pieces;
-  const Box own = p.rules[i].condition.box();
+  const Box own = g.box(p.rules[i].condition);
   if (own.empty()) return pieces;
   pieces.push_back(own);
   for (std::size_t j = 0; j < i && !pieces.empty(); ++j)
-    subtract(pieces, p.rules[j].condition.box());
+    g.subtract(pieces, g.box(p.rules[j].condition));
   return pieces;
 }
 
 bool default_reachable(const Program& p) {
-  return !uncovered(boxes_of(p.rules)).empty();
+  const Geometry g = geometry_of(p);
+  return !g.uncovered(g.boxes_of(p.rules)).empty();
 }
 
 std::vector<Config> reachable_configs(const Program& p) {
@@ -190,49 +276,54 @@ std::vector<Config> reachable_configs(const Program& p) {
   const auto add = [&out](const Config& c) {
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   };
-  const std::vector<Box> boxes = boxes_of(p.rules);
-  std::vector<Box> rest{Box{}}; // the domain not yet decided by earlier rules
+  const Geometry g = geometry_of(p);
+  const std::vector<Box> boxes = g.boxes_of(p.rules);
+  std::vector<Box> rest{g.full()}; // the domain not yet decided by earlier rules
   for (std::size_t i = 0; i < p.rules.size() && !rest.empty(); ++i) {
     if (boxes[i].empty()) continue;
     const bool fires = std::any_of(rest.begin(), rest.end(),
-                                   [&](const Box& r) { return intersects(r, boxes[i]); });
+                                   [&](const Box& r) { return g.intersects(r, boxes[i]); });
     if (!fires) continue;
     add(p.rules[i].config);
-    subtract(rest, boxes[i]);
+    g.subtract(rest, boxes[i]);
   }
   if (!rest.empty()) add(p.default_config);
   return out;
 }
 
 bool equivalent(const Program& a, const Program& b) {
-  const std::vector<Box> boxes_a = boxes_of(a.rules), boxes_b = boxes_of(b.rules);
+  Geometry g;
+  g.add(a);
+  g.add(b);
+  const std::vector<Box> boxes_a = g.boxes_of(a.rules), boxes_b = g.boxes_of(b.rules);
   for (std::size_t i = 0; i < a.rules.size(); ++i) {
-    std::vector<Box> piece = region(boxes_a, i);
+    std::vector<Box> piece = g.region(boxes_a, i);
     if (piece.empty()) continue;
-    if (!decided_as(std::move(piece), b.rules, boxes_b, 0, b.default_config, a.rules[i].config))
+    if (!g.decided_as(std::move(piece), b.rules, boxes_b, 0, b.default_config, a.rules[i].config))
       return false;
   }
-  std::vector<Box> rest = uncovered(boxes_a);
+  std::vector<Box> rest = g.uncovered(boxes_a);
   return rest.empty() ||
-         decided_as(std::move(rest), b.rules, boxes_b, 0, b.default_config, a.default_config);
+         g.decided_as(std::move(rest), b.rules, boxes_b, 0, b.default_config, a.default_config);
 }
 
 Program simplify(const Program& p) {
+  const Geometry g = geometry_of(p);
   Program out;
   out.default_config = p.default_config;
   out.rules.reserve(p.rules.size());
   for (const auto& r : p.rules)
-    out.rules.push_back(Rule{clean(r.condition), r.config});
-  std::vector<Box> boxes = boxes_of(out.rules);
+    out.rules.push_back(Rule{g.clean(r.condition), r.config});
+  std::vector<Box> boxes = g.boxes_of(out.rules);
   for (;;) {
     for (std::size_t i = out.rules.size(); i-- > 0;) {
-      if (decided_as(region(boxes, i), out.rules, boxes, i + 1, out.default_config,
-                     out.rules[i].config)) {
+      if (g.decided_as(g.region(boxes, i), out.rules, boxes, i + 1, out.default_config,
+                       out.rules[i].config)) {
         out.rules.erase(out.rules.begin() + std::ptrdiff_t(i));
         boxes.erase(boxes.begin() + std::ptrdiff_t(i));
       }
     }
-    if (out.rules.empty() || !uncovered(boxes).empty()) break;
+    if (out.rules.empty() || !g.uncovered(boxes).empty()) break;
     // The default is never reached: let the last rule's config take its place.
     out.default_config = out.rules.back().config;
   }

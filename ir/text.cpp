@@ -10,9 +10,13 @@
 //     `else:` + return is the default. `elif` and `else` must follow an `if`/`elif` rule.
 //     Anything after the default is an error (unreachable code).
 //   - COND: comparisons joined by `and`, each `F op INT`, `INT op F` (normalised to feature on
-//     the left with the operator flipped) or a Python chain `INT op F op INT`; F is M, N or K;
-//     op is < <= > >= ==. Parentheses may group the whole condition or any part (nesting up to
-//     32 levels). `True` adds no comparison (`if True:` is the empty condition).
+//     the left with the operator flipped) or a Python chain `INT op F op INT`; F is M, N, K, the
+//     output size `M * N` (or `N * M`), or a tile count `cdiv(M, BM) * cdiv(N, BN)` (factors in
+//     either order, tile sizes 1 to 65536); op is < <= > >= ==. One program may use at most
+//     kMaxDerivedFeatures distinct derived features. Parentheses may group the whole condition or
+//     any part (nesting up to 32 levels). `True` adds no comparison (`if True:` is the empty
+//     condition).
+//   - A return value is `Config(...)` or the string "vendor" (or 'vendor'): the vendor library.
 //   - Integers: decimal, optional '-', '_' only between digits, no leading zeros, 64-bit.
 //     Required Config fields must be positive ints, the AMD knobs non-negative ints (0 is
 //     Triton's "let the compiler choose"); keyword arguments in any order, trailing comma ok.
@@ -51,6 +55,10 @@ void append_field(std::string& out, std::string_view name, int v, bool first = f
 }
 
 void append_config(std::string& out, const Config& c) {
+  if (c.vendor) {
+    out += "\"vendor\"";
+    return;
+  }
   out += "Config(";
   append_field(out, "BM", c.BM, true);
   append_field(out, "BN", c.BN);
@@ -73,7 +81,7 @@ void append_condition(std::string& out, const Condition& c) {
   for (const auto& t : c.terms) {
     if (!first) out += " and ";
     first = false;
-    out += feature_name(t.feature);
+    out += feature_text(t);
     out += ' ';
     out += cmp_op_text(t.op);
     out += ' ';
@@ -84,7 +92,7 @@ void append_condition(std::string& out, const Condition& c) {
 // ---------------------------------------------------------------------------------------------
 // Lexer
 
-enum class Tk { name, integer, op, newline, eof, error };
+enum class Tk { name, integer, op, string, newline, eof, error };
 
 /// Tokens keep only their text (a view into the source, so its offset is known); line and
 /// column are computed from the offset when an error is reported.
@@ -273,8 +281,24 @@ public:
       case ',':
       case ':':
       case '-':
+      case '*':
         len = 1;
         break;
+      case '"':
+      case '\'': { // a short string literal on one line, no escapes
+        std::size_t end = pos_ + 1;
+        while (end < s_.size() && end - pos_ <= kMaxString && s_[end] != c && s_[end] != '\n' &&
+               s_[end] != '\r' && s_[end] != '\\')
+          ++end;
+        if (end >= s_.size() || s_[end] != c)
+          return fail(start, end - pos_ > kMaxString ? "string literal too long"
+                             : end < s_.size() && s_[end] == '\\'
+                                 ? "escapes are not supported in strings"
+                                 : "unterminated string literal");
+        pos_ = end + 1;
+        emit(Tk::string, start, pos_);
+        continue;
+      }
       default:
         break;
       }
@@ -292,6 +316,7 @@ public:
   }
 
 private:
+  static constexpr std::size_t kMaxString = 64;
   /// nullptr when `lit` is a valid decimal literal, else the reason.
   static const char* check_integer(std::string_view lit) {
     bool prev_digit = false;
@@ -565,19 +590,16 @@ private:
       }
       if (tk.text == "not" || tk.text == "or" || tk.text == "False")
         fail(tk, quote(tk.text) + " is not supported in conditions");
-      const auto f = feature_of(tk);
-      if (!f)
-        fail(tk, "unknown name " + quote(tk.text) +
-                     "; a comparison tests M, N or K against an integer");
-      ++p_;
+      Comparison f = parse_feature(tk);
       const Token& op = peek();
       if (!is_cmp_op(op)) {
         if (op.kind == Tk::op && op.text == "!=") fail(op, "'!=' is not supported");
-        expected(op, "a comparison operator (<, <=, >, >=, ==) after " + quote(tk.text));
+        expected(op, "a comparison operator (<, <=, >, >=, ==) after " + quote(t_[p_ - 1].text));
       }
       ++p_;
-      const std::int64_t v = parse_int(op, true);
-      c.terms.push_back(Comparison{*f, cmp_op_of(op.text), v});
+      f.op = cmp_op_of(op.text);
+      f.value = parse_int(op, true);
+      c.terms.push_back(f);
       return;
     }
     if (tk.kind == Tk::integer || (tk.kind == Tk::op && tk.text == "-")) {
@@ -589,18 +611,93 @@ private:
       }
       ++p_;
       const Token& ft = peek();
-      const auto f = feature_of(ft);
-      if (!f) expected(ft, "M, N or K after " + quote(op.text));
-      ++p_;
-      c.terms.push_back(Comparison{*f, flipped(cmp_op_of(op.text)), v});
+      if (ft.kind != Tk::name)
+        expected(ft,
+                 "a feature (M, N, K, M * N or cdiv(M, ..) * cdiv(N, ..)) after " + quote(op.text));
+      Comparison f = parse_feature(ft);
+      f.op = flipped(cmp_op_of(op.text));
+      f.value = v;
+      c.terms.push_back(f);
       if (is_cmp_op(peek())) { // chained: 1 <= M <= 128
         const Token& op2 = next();
-        const std::int64_t v2 = parse_int(op2, true);
-        c.terms.push_back(Comparison{*f, cmp_op_of(op2.text), v2});
+        Comparison g = f;
+        g.op = cmp_op_of(op2.text);
+        g.value = parse_int(op2, true);
+        c.terms.push_back(g);
       }
       return;
     }
     expected(tk, "a comparison like 'M <= 128'");
+  }
+
+  /// Parses a feature starting at name token `tk` (the current token): M, N, K, `M * N`,
+  /// `N * M`, or `cdiv(M, a) * cdiv(N, b)` with the factors in either order. Returns it as a
+  /// comparison whose operator and value the caller fills in.
+  Comparison parse_feature(const Token& tk) {
+    Comparison out;
+    if (tk.text == "cdiv") {
+      const Token& first = tk;
+      const auto [d1, t1] = parse_cdiv();
+      if (!at_op("*")) expected(peek(), "'*' and a second cdiv(...) after " + quote("cdiv(...)"));
+      ++p_;
+      if (!at_name("cdiv"))
+        expected(peek(), "'cdiv(N, ..)' after '*' (a tile count multiplies "
+                         "cdiv(M, BM) by cdiv(N, BN))");
+      const Token& second = peek();
+      const auto [d2, t2] = parse_cdiv();
+      if (d1 == d2) fail(second, "a tile count multiplies cdiv(M, ..) by cdiv(N, ..)");
+      out.feature = Feature::tiles;
+      out.tile_m = d1 == Feature::M ? t1 : t2;
+      out.tile_n = d1 == Feature::M ? t2 : t1;
+      note_derived(out, first);
+      return out;
+    }
+    const auto f = feature_of(tk);
+    if (!f)
+      fail(tk, "unknown name " + quote(tk.text) +
+                   "; a comparison tests M, N, K, M * N or cdiv(M, ..) * cdiv(N, ..) against an "
+                   "integer");
+    ++p_;
+    out.feature = *f;
+    if (!at_op("*")) return out;
+    ++p_;
+    const Token& other = peek();
+    const auto g = feature_of(other);
+    if (*f == Feature::K || !g || *g == Feature::K || *g == *f)
+      fail(*f == Feature::K || other.kind != Tk::name ? tk : other,
+           "the only product a condition may use is M * N (the output size)");
+    ++p_;
+    out.feature = Feature::MN;
+    note_derived(out, tk);
+    return out;
+  }
+
+  /// `cdiv(M, INT)` or `cdiv(N, INT)` at the current token; the dimension and the tile size.
+  std::pair<Feature, int> parse_cdiv() {
+    ++p_; // cdiv
+    expect_op("(", "'(' after 'cdiv'");
+    const Token& dim = peek();
+    const auto f = feature_of(dim);
+    if (!f || *f == Feature::K) expected(dim, "M or N as the first argument of cdiv");
+    ++p_;
+    expect_op(",", "',' after " + quote(dim.text));
+    const Token& lit = peek();
+    const std::int64_t v = parse_int(t_[p_ - 1], true);
+    if (v < 1 || v > kMaxTileSize)
+      fail(lit,
+           "the tile size in cdiv must be an integer from 1 to " + std::to_string(kMaxTileSize));
+    expect_op(")", "')' after the tile size");
+    return {*f, int(v)};
+  }
+
+  /// Counts distinct derived features; a program may use at most kMaxDerivedFeatures.
+  void note_derived(const Comparison& f, const Token& at) {
+    for (const auto& d : derived_)
+      if (d.same_feature(f)) return;
+    if (int(derived_.size()) >= kMaxDerivedFeatures)
+      fail(at, "too many distinct derived features (at most " +
+                   std::to_string(kMaxDerivedFeatures) + " per program)");
+    derived_.push_back(f);
   }
 
   /// Parses `[-] integer`. `after` names the preceding token for the message when `say_after`.
@@ -631,7 +728,15 @@ private:
   }
 
   Config parse_config() {
-    if (!at_name("Config")) expected(peek(), "'Config(...)' after 'return'");
+    if (peek().kind == Tk::string) {
+      const Token& str = next();
+      const std::string_view body = str.text.substr(1, str.text.size() - 2);
+      if (body != "vendor")
+        fail(str, "unknown return value " + std::string(str.text) +
+                      "; expected Config(...) or \"vendor\" (the vendor library)");
+      return vendor_config();
+    }
+    if (!at_name("Config")) expected(peek(), "'Config(...)' or \"vendor\" after 'return'");
     ++p_;
     expect_op("(", "'(' after 'Config'");
     std::array<std::optional<int>, f_count> vals{};
@@ -691,6 +796,7 @@ private:
   const std::vector<Token>& t_;
   const std::optional<Failure>& lex_error_;
   std::size_t p_ = 0;
+  std::vector<Comparison> derived_; ///< distinct derived features seen so far
 };
 
 } // namespace

@@ -7,7 +7,16 @@
 ///           return Config(BM=16, BN=64, BK=128, warps=4, stages=4, group=1)
 ///       if M <= 256 and N >= 8192:
 ///           return Config(BM=64, BN=128, BK=64, warps=4, stages=4, group=8)
+///       if cdiv(M, 128) * cdiv(N, 128) <= 132 and M * N >= 1048576:
+///           return Config(BM=64, BN=64, BK=64, warps=4, stages=4, group=8)
+///       if M >= 16384:
+///           return "vendor"
 ///       return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)
+///
+/// Conditions compare M, N, K, the output size `M * N` and tile counts `cdiv(M, bm) * cdiv(N, bn)`
+/// (the grid of bm x bn tiles; compared with the GPU's SM/CU count it gives the waves) with
+/// integers; "vendor" stands for the vendor library. The text is Python: with the prelude
+/// `Config = dict` and `def cdiv(a, b): return -(-a // b)` (kPythonPrelude) it runs as is.
 #include "ir/program.hpp"
 
 #include <optional>
@@ -15,6 +24,10 @@
 #include <string_view>
 
 namespace tv {
+
+/// The two lines that make a printed program runnable Python (Config becomes a dict).
+inline constexpr std::string_view kPythonPrelude =
+    "Config = dict\ndef cdiv(a, b): return -(-a // b)\n";
 
 /// Canonical text of `p` (4-space indents, fields in fixed order, AMD knobs only when set).
 std::string print_program(const Program& p);

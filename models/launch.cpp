@@ -58,6 +58,7 @@ int blocks_per_unit(const Config& c, const Gpu& g, DType d) {
 }
 
 std::optional<std::string> launch_problem(const Config& c, const Gpu& g, DType d) {
+  if (c.vendor) return std::nullopt; // the library launches its own kernels
   const ConfigSpace& s = g.space;
   for (auto p :
        {space_problem("BM", c.BM, s.BM, g), space_problem("BN", c.BN, s.BN, g),

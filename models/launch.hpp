@@ -17,7 +17,8 @@ int registers_per_thread(const Config& c, const Gpu& g);
 long long shared_memory_bytes(const Config& c, const Gpu& g, DType d);
 /// Blocks of this config that fit on one SM/CU at once (0 when it cannot launch).
 int blocks_per_unit(const Config& c, const Gpu& g, DType d);
-/// Why `c` cannot launch on `g` for dtype `d`, or nullopt when it can; e.g.
+/// Why `c` cannot launch on `g` for dtype `d`, or nullopt when it can (always for the vendor
+/// library, which picks its own kernels; whether a backend can time it is its own question); e.g.
 /// "BM=256 BN=128 warps=4: 296 registers per thread > 255".
 std::optional<std::string> launch_problem(const Config& c, const Gpu& g, DType d);
 

@@ -100,7 +100,7 @@ TEST_CASE("measured_backend: failed pairs carry no time and are remembered") {
   CHECK(b.counters().measured == 0);
 }
 
-TEST_CASE("measured_backend: pairs lost to worker faults are errors, not cached; no worker "
+TEST_CASE("measured_backend: pairs lost to worker faults are errors, not cached, and no worker "
           "left is fatal") {
   tv::test::ScratchDir dir("tv_measured");
   const std::string cache = dir.at("m.csv");
@@ -196,7 +196,7 @@ TEST_CASE("measured_backend: the vendor library is measured once per shape on re
   CHECK(replay.vendor_label() == "torch.matmul on NVIDIA H100 SXM5 80GB (fake), recorded");
 }
 
-TEST_CASE("noise: independent samples of one kernel spread; the model does not") {
+TEST_CASE("noise: independent samples of one kernel spread, the model does not") {
   tv::test::ScratchDir dir("tv_measured");
   MeasuredBackend b(tv::test::gpu("h100"), pool("--noise 0.02"), dir.at("m.csv"));
   const Shape s = shape(512, 4096, 4096);

@@ -143,8 +143,8 @@ bool rules_come_from(const Program& s, const Program& p) {
 std::int64_t count_points(const Box& b) {
   if (b.empty()) return 0;
   std::int64_t n = 1;
-  for (const auto& i : b.dim)
-    n *= i.hi - i.lo + 1;
+  for (int d = 0; d < b.dims; ++d)
+    n *= b.dim[d].hi - b.dim[d].lo + 1;
   return n;
 }
 
