@@ -176,6 +176,7 @@ MeasurementRecord parse_row_v2(const std::vector<std::string>& f, std::string_vi
   r.shape.layout = f[7];
   if (f[8] == "vendor") {
     r.vendor = true;
+    r.config = vendor_config();
     for (std::size_t i = 9; i < 18; ++i)
       if (!f[i].empty())
         fail_at_line(source, line, "a vendor row must leave the config columns empty");

@@ -60,7 +60,7 @@ struct MeasurementRecord {
   std::string device;  ///< device name the worker reported (version 2; empty in version 1)
   std::string worker;  ///< worker name and version (version 2; empty in version 1)
   Shape shape;         ///< M, N, K, dtype and layout (name and weight are not stored)
-  bool vendor = false; ///< the vendor library's time (`config` is then unused and default)
+  bool vendor = false; ///< the vendor library's time (`config` is then vendor_config())
   Config config;
   int sample = 0;     ///< 0 = first measurement; k = the k-th re-measurement (version 2)
   Measurement result; ///< status, seconds (+inf unless ok) and detail

@@ -72,7 +72,7 @@ TEST_CASE("measurement_cache v2: the documented columns, read back exactly") {
         "bf16,NT,triton,128,128,64,4,3,8,,,,0,ok,3.3333333333333335e-05,0.0031,");
   MeasurementRecord v = v2_record(2e-5);
   v.vendor = true;
-  v.config = Config{};
+  v.config = vendor_config();
   v.shape.layout = "NN";
   v.max_rel_error.reset();
   CHECK(format_record_v2(v) == "h100,NVIDIA H200,\"tilevolve-triton-worker 1 (triton 3.1.0, "

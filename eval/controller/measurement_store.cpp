@@ -80,7 +80,7 @@ MeasurementStore::Key MeasurementStore::key(const Shape& s, const Config& c, boo
           s.dtype,
           s.layout.empty() ? std::string("NN") : s.layout,
           vendor,
-          vendor ? Config{} : c,
+          vendor ? vendor_config() : c,
           sample};
 }
 
@@ -203,7 +203,7 @@ Measurement MeasurementStore::record(const Shape& s, const Config& c, bool vendo
   rec.shape.dtype = s.dtype;
   rec.shape.layout = s.layout.empty() ? "NN" : s.layout;
   rec.vendor = vendor;
-  if (!vendor) rec.config = c;
+  rec.config = vendor ? vendor_config() : c;
   rec.sample = sample;
   rec.result.status = reply.status;
   if (reply.status == MeasureStatus::ok) rec.result.seconds = reply.seconds;
@@ -223,6 +223,7 @@ std::vector<Config> MeasurementStore::configs() const {
   std::set<Config> out;
   for (const auto& [k, summary] : index_)
     if (!std::get<5>(k) && std::get<7>(k) == 0 && !summary.empty()) out.insert(std::get<6>(k));
+  // (The vendor library is no tile config: the table gets it as a column of its own.)
   return {out.begin(), out.end()};
 }
 
