@@ -41,6 +41,7 @@ struct Options {
   std::string once_file;    ///< faults only while this file does not exist; a fault creates it
   std::string fault_device; ///< faults only on this device (empty: every device)
   int wrong_result_bm = 0;  ///< configs with this BM give wrong_result (0: none)
+  std::string idle_log;     ///< appends "start end" (steady clock, s) of every wait for input
 };
 
 const char* kUsage =
@@ -49,9 +50,11 @@ const char* kUsage =
     "         [--crash-after N] [--hang-after N] [--garbage-after N] [--unknown-id-after N]\n"
     "         [--lie-after N] [--out-of-order] [--exit-at-hello] [--hello-error TEXT]\n"
     "         [--once-file PATH] [--fault-device ID] [--wrong-result-bm BM]\n"
+    "         [--idle-log PATH]\n"
     "Speaks the tilevolve worker protocol on stdin/stdout; times come from the analytic\n"
     "model of --gpu times (1 + noise * u), u uniform in [-1, 1], seeded by the request.\n"
-    "The *-after faults happen after N measure replies of this process.\n";
+    "The *-after faults happen after N measure replies of this process. --idle-log appends\n"
+    "the start and end (steady clock seconds) of every wait for a request (for bench_pool).\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -102,6 +105,8 @@ Options parse_args(int argc, char** argv) {
       o.fault_device = value();
     else if (a == "--wrong-result-bm")
       o.wrong_result_bm = std::atoi(value().c_str());
+    else if (a == "--idle-log")
+      o.idle_log = value();
     else if (a == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -117,7 +122,13 @@ class FakeWorker {
 public:
   explicit FakeWorker(Options o) : o_(std::move(o)), gpu_(tv::find_gpu(o_.gpu)) {
     if (o_.device_name.empty()) o_.device_name = gpu_.full_name + " (fake)";
+    if (!o_.idle_log.empty()) idle_ = std::fopen(o_.idle_log.c_str(), "a");
   }
+  ~FakeWorker() {
+    if (idle_) std::fclose(idle_);
+  }
+  FakeWorker(const FakeWorker&) = delete;
+  FakeWorker& operator=(const FakeWorker&) = delete;
 
   /// Runs the protocol loop until shutdown or end of input; returns the exit status.
   int run() {
@@ -128,7 +139,9 @@ public:
     while (true) {
       pollfd p{0, POLLIN, 0};
       const int timeout = o_.out_of_order && !held.empty() ? 20 : -1;
+      const double wait_start = now_s();
       const int n = ::poll(&p, 1, timeout);
+      if (idle_) std::fprintf(idle_, "%.9f %.9f\n", wait_start, now_s());
       if (n == 0) { // quiet: answer what is held, last first
         for (auto it = held.rbegin(); it != held.rend(); ++it)
           if (!measure(*it)) return 1;
@@ -171,6 +184,10 @@ public:
   }
 
 private:
+  static double now_s() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
   bool faults_on() const {
     if (!o_.fault_device.empty() && o_.fault_device != o_.device) return false;
     return o_.once_file.empty() || !std::filesystem::exists(o_.once_file);
@@ -292,6 +309,7 @@ private:
   Options o_;
   tv::Gpu gpu_;
   long long replies_ = 0;
+  std::FILE* idle_ = nullptr;
 };
 
 } // namespace
