@@ -157,10 +157,19 @@ void run_measure(MeasureOptions o) {
   }
   const double rho = rho_n ? rho_sum / rho_n : 0;
   if (o.json) {
-    nlohmann::json j{{"command", "measure"},    {"gpu", gpu.name},
-                     {"shapes_file", o.shapes}, {"configs", o.configs},
-                     {"pairs", batch.size()},   {"ruled_out_by_profile", skipped},
-                     {"statuses", statuses},    {"measurement", backend.report_json()}};
+    nlohmann::json j{{"command", "measure"},
+                     {"gpu", gpu.name},
+                     {"shapes_file", o.shapes},
+                     {"configs", o.configs},
+                     {"pairs", batch.size()},
+                     {"ruled_out_by_profile", skipped},
+                     {"statuses", statuses},
+                     {"model",
+                      {{"median_measured_over_model", median_ratio},
+                       {"mean_spearman_per_shape", rho},
+                       {"shapes_ranked", rho_n}}},
+                     {"results", pairs},
+                     {"measurement", backend.report_json()}};
     if (o.vendor) j["vendor"] = {{"shapes", shapes.size()}, {"ok", vendor_ok}};
     fmt::print("{}\n", j.dump(2));
     return;

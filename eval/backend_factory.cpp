@@ -14,7 +14,9 @@ std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& 
   if (spec.empty() || spec == "analytic") return std::make_unique<AnalyticBackend>(gpu);
   if (spec == "measured") {
     if (cache.empty())
-      throw InputError("backend 'measured' needs a measurement file (--cache FILE)");
+      throw InputError("backend 'measured' needs a measurement file: it is for tilevolve "
+                       "evolve (--cache FILE); tilevolve measure fills a cache, and "
+                       "--backend replay:FILE reads one in every subcommand");
     return std::make_unique<MeasuredBackend>(gpu, workers, cache);
   }
   if (const auto f = replay_file_of(spec)) {
