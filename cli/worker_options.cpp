@@ -7,8 +7,9 @@ namespace tv {
 void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
   cmd.add_option("--worker-cmd", pool.command,
                  "worker command, run with /bin/sh -c once per device, {device} replaced by the "
-                 "device id (e.g. \"srun -N1 -n1 --gres=gpu:1 python3 triton_worker.py --device "
-                 "{device}\" or \"ssh node7 ...\"); default: the Triton worker, python3 " +
+                 "device id (e.g. \"ssh node7 python3 triton_worker.py --device {device}\", or "
+                 "\"srun -N1 -n1 --gres=gpu:1 python3 triton_worker.py --device 0\": Slurm gives "
+                 "each step a GPU of its own); default: the Triton worker, python3 " +
                      std::string(TILEVOLVE_SOURCE_DIR) +
                      "/eval/workers/triton_worker.py --device {device}");
   cmd.add_option("--devices", pool.devices,
