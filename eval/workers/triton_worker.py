@@ -121,6 +121,15 @@ def is_out_of_resources(err):
     return "out of resource" in text or ("shared memory" in text and "exceed" in text)
 
 
+def is_device_fault(err):
+    """An error after which the device (its context) cannot be trusted: the worker exits and
+    the controller starts a fresh one."""
+    text = str(err).lower()
+    return any(k in text for k in ("cuda error", "hip error", "illegal memory", "illegal address",
+                                   "device-side assert", "unspecified launch failure",
+                                   "hiperror", "cudaerror"))
+
+
 def relative_error(c, ref):
     """Largest |c - ref| relative to the largest |ref| (the check's one number)."""
     scale = ref.abs().max().item()
@@ -256,10 +265,14 @@ class Device:
         except Exception as e:  # noqa: BLE001
             if is_out_of_resources(e):
                 return {"status": "unlaunchable", "detail": str(e)[:1000]}
-            kind = type(e).__name__
-            if "Compilation" in kind or "compil" in str(e).lower():
-                return {"status": "compile_error", "detail": "%s: %s" % (kind, str(e)[:1000])}
-            raise
+            if isinstance(e, torch.cuda.OutOfMemoryError):
+                return {"status": "error", "detail": "out of device memory: %s" % str(e)[:1000]}
+            if is_device_fault(e):
+                raise
+            # Anything else the first call (compile, then launch) raises is the compiler
+            # refusing this config (CompilationError, an unsupported tile, ...).
+            return {"status": "compile_error",
+                    "detail": "%s: %s" % (type(e).__name__, str(e)[:1000])}
         ref = torch.matmul(a.float(), b.float())
         err = relative_error(c, ref)
         if not math.isfinite(err) or err > tol:
