@@ -1,9 +1,11 @@
 #include "cli/evolve_command.hpp"
 
+#include "cli/llm_options.hpp"
 #include "cli/problem_options.hpp"
 #include "cli/worker_options.hpp"
 #include "eval/backends/measured_backend.hpp"
 #include "eval/baselines.hpp"
+#include "eval/decision_tree.hpp"
 #include "eval/noise.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
@@ -31,6 +33,8 @@ struct EvolveOptions {
   std::string split_features = "M";
   bool json = false;
   bool quiet = false;
+  LlmOptions llm;
+  std::string model_alias; ///< --model: --llm-model or --preset, by context
   // Measured runs (and replays of them).
   std::string probe_backend = "measured";
   bool full_baselines = false;
@@ -38,6 +42,13 @@ struct EvolveOptions {
   double noise_threshold = -1; ///< -1: the measured spread
   int confirm = -1;            ///< -1: 1 on a noisy backend, else 0
 };
+
+/// Flags that only an LLM run reads.
+const char* const kLlmFlags[] = {
+    "--llm-model",           "--api-key-env",      "--llm-concurrency", "--llm-timeout",
+    "--llm-connect-timeout", "--llm-retries",      "--llm-backoff",     "--llm-max-wait",
+    "--llm-ca-cert",         "--max-requests",     "--max-tokens",      "--llm-max-failures",
+    "--temperature",         "--max-reply-tokens", "--prompts",         "--prompt-mode"};
 
 /// The run directory's record of how a measured run starts its workers (not part of the
 /// run's fingerprint: a resumed run may use other machines, but must read the same cache).
@@ -78,6 +89,21 @@ void load_measured_settings(const std::string& dir, EvolveOptions& o, const Pool
   }
 }
 
+/// Fills the problem and evolution options from the run directory's config.json; returns it.
+nlohmann::json read_run_config(const std::string& dir, EvolveOptions& o) {
+  const auto cfg = nlohmann::json::parse(read_file(dir + "/config.json"), nullptr, false);
+  if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
+    throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", dir));
+  // How workers start and which cache they use come from measured.json, not config.json.
+  const PoolOptions workers = o.spec.workers;
+  const std::string cache = o.spec.cache;
+  o.spec = problem_spec_from_json(cfg["problem"], dir + "/config.json");
+  o.spec.workers = workers;
+  o.spec.cache = cache;
+  o.evo = EvolutionOptions::from_json(cfg["options"]);
+  return cfg;
+}
+
 void print_progress(const Progress& p) {
   const double rate = p.seconds > 0 ? p.done / p.seconds : 0;
   const double eta = rate > 0 ? (p.budget - p.done) / rate : 0;
@@ -92,14 +118,16 @@ void print_progress(const Progress& p) {
 }
 
 /// For a table of what was measured: measure the best program on every shape and the
-/// baselines chosen on the training shapes on the test shapes too, and the vendor library,
+/// baselines chosen on the training shapes (best single config, per-M table, decision tree)
+/// on the test shapes too, and the vendor library,
 /// then score the best program on the table that results.
 void complete_measured(Problem& p, EvolutionResult& r) {
   if (p.backend->complete_table()) return;
   refresh_table(p, {r.best.program});
   const Program single = best_single_config(*p.train);
   const Program per_m = per_m_table(*p.train);
-  refresh_table(p, {r.best.program, single, per_m});
+  const Program tree = fit_decision_tree(*p.train, TreeOptions{});
+  refresh_table(p, {r.best.program, single, per_m, tree});
   p.backend->time_vendor(p.table->shapes());
   r.best_train = p.train->score(r.best.program);
   r.best_test = p.test->score(r.best.program);
@@ -107,35 +135,41 @@ void complete_measured(Problem& p, EvolutionResult& r) {
 
 void run_evolve(EvolveOptions o) {
   const bool interactive = !o.quiet && !o.json && ::isatty(::fileno(stderr));
-  if (!o.resume.empty()) {
-    // Everything comes from the run's own config.json.
-    const auto cfg = nlohmann::json::parse(read_file(o.resume + "/config.json"), nullptr, false);
-    if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
-      throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", o.resume));
-    // How workers start and which cache they use come from measured.json, not config.json.
-    const PoolOptions workers = o.spec.workers;
-    const std::string cache = o.spec.cache;
-    o.spec = problem_spec_from_json(cfg["problem"], o.resume + "/config.json");
-    o.spec.workers = workers;
-    o.spec.cache = cache;
-    o.evo = EvolutionOptions::from_json(cfg["options"]);
+  std::string replay_dir;
+  const bool server = wants_llm_server(o.llm, replay_dir);
+  // --resume and --llm replay: take every setting from a run's own config.json.
+  const std::string recorded_dir = !o.resume.empty() ? o.resume : replay_dir;
+  std::optional<LlmSettings> llm;
+  nlohmann::json cfg;
+  if (!recorded_dir.empty()) {
+    cfg = read_run_config(recorded_dir, o);
     const std::string name = cfg.value("mutator", "");
-    const auto recorded = MockLlm::options_for(name);
-    if (!recorded)
-      throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", o.resume, name));
-    o.one_field = recorded->one_field_only;
-    o.split_features = split_features_text(recorded->split_features);
-    o.out = o.resume;
+    if (cfg.contains("mutator_settings") && !cfg["mutator_settings"].is_null()) {
+      const auto& ms = cfg["mutator_settings"];
+      if (!ms.is_object() || ms.value("kind", "") != "llm")
+        throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", recorded_dir, name));
+      llm = LlmSettings::from_json(ms);
+    } else {
+      if (!replay_dir.empty())
+        throw InputError(fmt::format("--llm replay:{}: that run used the mutator '{}', not an "
+                                     "LLM server: there is nothing to replay",
+                                     replay_dir, name));
+      const auto recorded = MockLlm::options_for(name);
+      if (!recorded)
+        throw InputError(fmt::format("{}/config.json: unknown mutator '{}'", recorded_dir, name));
+      o.one_field = recorded->one_field_only;
+      o.split_features = split_features_text(recorded->split_features);
+    }
+  } else if (server) {
+    llm = llm_settings_from_flags(o.llm);
   }
+  if (!o.resume.empty()) o.out = o.resume;
   check_worker_options(o.spec.workers);
   if (o.probe_backend != "analytic" && o.probe_backend != "measured")
     throw InputError(
         fmt::format("--probe-backend must be analytic or measured, got '{}'", o.probe_backend));
-  if (o.resume.empty()) o.evo.cascade.analytic_probes = o.probe_backend == "analytic";
+  if (recorded_dir.empty()) o.evo.cascade.analytic_probes = o.probe_backend == "analytic";
   o.spec.workers.progress = interactive;
-  MockLlmOptions mo;
-  mo.one_field_only = o.one_field;
-  mo.split_features = parse_split_features(o.split_features);
   auto problem = load_problem(o.spec);
   TimingBackend& backend = *problem->backend;
   if (o.full_baselines && !backend.complete_table()) {
@@ -153,14 +187,39 @@ void run_evolve(EvolveOptions o) {
     noise = estimate_noise(backend, s, problem->expert.choose(s), o.noise_reps);
     if (!noise->valid) throw InputError(noise->text());
   }
-  if (o.resume.empty()) {
+  if (recorded_dir.empty()) {
     if (o.noise_threshold < 0) o.noise_threshold = noise ? noise->spread : 0.0;
     o.evo.noise_threshold = o.noise_threshold;
     if (o.confirm < 0) o.confirm = backend.noisy() ? 1 : 0;
     o.evo.confirm_samples = o.confirm;
   }
-  MockLlm mutator(problem->gpu, mock_options_for(*problem, mo));
-  Evolution evo(*problem, mutator, o.evo, o.out);
+  std::unique_ptr<Mutator> mutator;
+  LlmMutator* llm_mutator = nullptr;
+  if (llm) {
+    LlmRuntime rt;
+    rt.concurrency = o.llm.concurrency;
+    if (replay_dir.empty()) {
+      rt.api_key = api_key_from_env(llm->api_key_env, server && !o.llm.api_key_env.empty());
+      if (rt.api_key.empty() && server)
+        fmt::print(stderr,
+                   "tilevolve: note: {} is not set: requests carry no Authorization "
+                   "header (fine for a local server)\n",
+                   llm->api_key_env);
+    }
+    if (!o.out.empty()) rt.record_path = o.out + "/llm_exchanges.ndjson";
+    rt.resume = !o.resume.empty();
+    if (!replay_dir.empty()) rt.replay_path = replay_dir + "/llm_exchanges.ndjson";
+    auto m = make_llm_mutator(*problem, *llm, std::move(rt), recorded_dir,
+                              recorded_dir.empty() ? nullptr : &cfg["mutator_settings"]);
+    llm_mutator = m.get();
+    mutator = std::move(m);
+  } else {
+    MockLlmOptions mo;
+    mo.one_field_only = o.one_field;
+    mo.split_features = parse_split_features(o.split_features);
+    mutator = std::make_unique<MockLlm>(problem->gpu, mock_options_for(*problem, mo));
+  }
+  Evolution evo(*problem, *mutator, o.evo, o.out);
   if (interactive) evo.on_progress(print_progress);
   if (o.resume.empty() && !o.out.empty() && o.spec.backend == "measured") save_measured_settings(o);
   EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
@@ -169,6 +228,7 @@ void run_evolve(EvolveOptions o) {
   const auto baselines =
       compute_baselines(*problem->train, *problem->test, problem->expert, problem->backend.get());
   auto summary = summary_json(*problem, r, baselines);
+  if (llm_mutator) summary["llm_answered_from_recording"] = llm_mutator->answered_from_recording();
   std::string extra;
   if (noise) {
     summary["noise"] = noise->to_json();
@@ -196,7 +256,12 @@ void run_evolve(EvolveOptions o) {
   if (o.json)
     fmt::print("{}\n", summary.dump(2));
   else
-    fmt::print("{}{}", text, o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
+    fmt::print("{}{}{}", text,
+               llm_mutator && llm_mutator->answered_from_recording() > 0
+                   ? fmt::format("LLM requests answered from the recording: {}\n",
+                                 llm_mutator->answered_from_recording())
+                   : "",
+               o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
 }
 
 } // namespace
@@ -205,9 +270,12 @@ void add_evolve_command(CLI::App& app) {
   auto o = std::make_shared<EvolveOptions>();
   o->spec.gpu = "mi300x";
   CLI::App* cmd = app.add_subcommand(
-      "evolve", "Evolve a tiling heuristic from the expert with the mock LLM and the cascaded "
-                "evaluator; report it beside the baselines on train and test");
-  add_problem_options(*cmd, o->spec);
+      "evolve", "Evolve a tiling heuristic from the expert with the mock LLM (or an LLM server) "
+                "and the cascaded evaluator; report it beside the baselines on train and test");
+  add_problem_options(*cmd, o->spec, ProblemOptionSet::all, false);
+  cmd->add_option("--model", o->model_alias,
+                  "with --llm openai:URL, the LLM model (as --llm-model); otherwise a model "
+                  "preset (as --preset)");
   cmd->add_option("--seed", o->evo.seed, "seed of the evolution (same seed, same run)")
       ->capture_default_str();
   cmd->add_option("--budget", o->evo.budget, "programs to propose")->capture_default_str();
@@ -219,6 +287,11 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--max-seconds", o->evo.max_seconds,
                   "stop after this wall time (0 = never; a time limit makes runs irreproducible)");
   cmd->add_option("--batch", o->evo.batch, "programs proposed between database updates")
+      ->capture_default_str();
+  cmd->add_option("--candidates", o->evo.candidates,
+                  "proposals per parent in one step (K): evaluated together, and when two or more "
+                  "beat the parent their edits are merged into one more program; a batch then "
+                  "holds max(1, batch / (K + 1)) parents")
       ->capture_default_str();
   cmd->add_option("--islands", o->evo.database.islands, "islands of the program database")
       ->capture_default_str();
@@ -251,6 +324,7 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--resume", o->resume,
                   "continue the run in this directory from its checkpoint (all settings come "
                   "from its config.json)");
+  add_llm_options(*cmd, o->llm);
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   // Measured runs.
@@ -275,20 +349,40 @@ void add_evolve_command(CLI::App& app) {
                   "re-measure a would-be new best this many more times before accepting it "
                   "(default 1 on a measured backend or a replay of one, else 0)");
   cmd->callback([o, cmd] {
-    if (!o->resume.empty()) {
-      // Infrastructure (which machines measure) may change on resume; results may not.
+    const bool replay = o->llm.llm.rfind("replay:", 0) == 0;
+    if (!o->model_alias.empty()) {
+      const bool server = o->llm.llm.rfind("openai:", 0) == 0;
+      std::string& target = server ? o->llm.model : o->spec.model;
+      if (!target.empty())
+        throw InputError(fmt::format("--model means {} here and {} is given too; give one",
+                                     server ? "--llm-model" : "--preset",
+                                     server ? "--llm-model" : "--preset"));
+      target = o->model_alias;
+    }
+    for (const CLI::Option* opt : cmd->get_options()) {
+      const std::string n = opt->get_name();
+      // Where a measured run measures (not what) may change on resume.
+      const bool where = n == "--worker-cmd" || n == "--devices" || n == "--worker-timeout";
+      if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--help" ||
+          is_runtime_llm_flag(n) || (where && !o->resume.empty()))
+        continue;
+      if (!o->resume.empty() && n != "--resume")
+        throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
+                                     "do not combine it with {}",
+                                     n));
+      if (replay && n != "--llm" && n != "--out")
+        throw InputError(fmt::format("--llm replay: takes every setting from the recorded run's "
+                                     "config.json; do not combine it with {}",
+                                     n));
+      if (o->llm.llm == "mock")
+        for (const char* f : kLlmFlags)
+          if (n == f)
+            throw InputError(fmt::format("{} applies to an LLM server (--llm openai:URL)", n));
+    }
+    if (!o->resume.empty() && std::filesystem::exists(o->resume + "/" + kMeasuredSettings)) {
       const auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
-      for (const CLI::Option* opt : cmd->get_options())
-        if (opt->count() > 0 && opt->get_name() != "--resume" && opt->get_name() != "--json" &&
-            opt->get_name() != "--quiet" && opt->get_name() != "--help" &&
-            opt->get_name() != "--worker-cmd" && opt->get_name() != "--devices" &&
-            opt->get_name() != "--worker-timeout")
-          throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
-                                       "do not combine it with {}",
-                                       opt->get_name()));
-      if (std::filesystem::exists(o->resume + "/" + kMeasuredSettings))
-        load_measured_settings(o->resume, *o, o->spec.workers, given("--worker-cmd"),
-                               given("--devices"), given("--worker-timeout"));
+      load_measured_settings(o->resume, *o, o->spec.workers, given("--worker-cmd"),
+                             given("--devices"), given("--worker-timeout"));
     }
     run_evolve(*o);
   });

@@ -9,7 +9,8 @@ void add_gpu_option(CLI::App& cmd, std::string& gpu) {
       ->capture_default_str();
 }
 
-void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet which) {
+void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet which,
+                         bool model_alias) {
   const bool all = which == ProblemOptionSet::all;
   // Without --gpu, a replay file that says what it was measured on picks the profile.
   spec.gpu_is_default = true;
@@ -25,20 +26,20 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
       ->default_str(spec.gpu);
   cmd.add_option("--shapes", spec.shapes,
                  "shape CSV (name,M,N,K[,dtype][,weight][,layout]). Give at most one of "
-                 "--shapes, --workload-log, --model, --inline; with none, the keys of a "
+                 "--shapes, --workload-log, --preset, --inline; with none, the keys of a "
                  "replay file, else data/shapes/lecture.csv");
   cmd.add_option("--workload-log", spec.workload_log,
                  "hipBLASLt log captured with HIPBLASLT_LOG_MASK=64: identical GEMMs merged, "
                  "weight = call_count x batch_count, other types and functions skipped and "
                  "counted (see data/workloads/README.md)");
-  cmd.add_option("--model", spec.model,
+  cmd.add_option(model_alias ? "--preset,--model" : "--preset", spec.model,
                  "model preset from data/models/models.json (llama3-8b, llama3-70b, "
                  "llama3-405b, qwen2.5-7b, qwen2.5-72b, mixtral-8x7b, deepseek-v3, "
                  "gemma2-27b): the GEMMs of one forward pass per token count");
-  cmd.add_option("--tp", spec.tp, "tensor parallelism of --model (shards N or K; default 1)")
+  cmd.add_option("--tp", spec.tp, "tensor parallelism of --preset (shards N or K; default 1)")
       ->check(CLI::Range(1, 1 << 16));
   cmd.add_option("--tokens", spec.tokens,
-                 "token counts M of --model, e.g. 1,16,128 (default "
+                 "token counts M of --preset, e.g. 1,16,128 (default "
                  "1,16,32,64,128,256,512,1024,2048,4096,8192)");
   cmd.add_option("--inline", spec.inline_shapes,
                  "one shape M,N,K[,dtype] (dtype default bf16); repeat for more")

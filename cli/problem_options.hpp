@@ -16,8 +16,10 @@ enum class ProblemOptionSet {
 
 /// Adds the problem options of `which` to `cmd`; `spec` must outlive the parse. Marks
 /// spec.gpu as a default (a replay file may pick the profile) until --gpu is given.
+/// The model preset is --preset, also spelled --model unless `model_alias` is false (evolve,
+/// where --model may name the LLM instead, resolves it itself).
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec,
-                         ProblemOptionSet which = ProblemOptionSet::all);
+                         ProblemOptionSet which = ProblemOptionSet::all, bool model_alias = true);
 /// Adds --gpu alone (for subcommands whose problem is otherwise fixed).
 void add_gpu_option(CLI::App& cmd, std::string& gpu);
 

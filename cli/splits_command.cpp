@@ -40,7 +40,12 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                       {"test_median", row.evolved.test_fraction.median}}},
                     {"best_single_config",
                      {{"test_fraction_of_oracle", row.best_single_test.fraction_of_oracle}}},
-                    {"test_gap", row.gap}});
+                    {"decision_tree",
+                     {{"train_fraction_of_oracle", row.tree_train.fraction_of_oracle},
+                      {"test_fraction_of_oracle", row.tree_test.fraction_of_oracle}}},
+                    {"test_gap", row.gap},
+                    {"test_gap_to_tree", row.tree_gap},
+                    {"max_kernel_run_fraction", row.max_kernel_fraction}});
   }
   return {{"command", "splits"},
           {"gpu", r.options.problem.gpu},
@@ -56,7 +61,13 @@ nlohmann::json to_json(const SplitStudyResult& r) {
            std::isfinite(r.mean_gap_se) ? nlohmann::json(r.mean_gap_se) : nlohmann::json()},
           {"splits_at_least_per_m", r.splits_at_least},
           {"run_test_gap_sd", r.run_gap_sd},
-          {"mean_train_gap", r.mean_train_gap}};
+          {"mean_train_gap", r.mean_train_gap},
+          {"mean_test_gap_to_tree", r.mean_tree_gap},
+          {"mean_test_gap_to_tree_standard_error",
+           std::isfinite(r.mean_tree_gap_se) ? nlohmann::json(r.mean_tree_gap_se)
+                                             : nlohmann::json()},
+          {"splits_at_least_tree", r.splits_at_least_tree},
+          {"max_kernel_run_fraction", r.max_kernel_fraction}};
 }
 
 void run_splits_command(const SplitsCommandOptions& o) {

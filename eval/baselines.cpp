@@ -1,5 +1,6 @@
 #include "eval/baselines.hpp"
 
+#include "eval/decision_tree.hpp"
 #include "ir/simplify.hpp"
 
 #include <cmath>
@@ -125,6 +126,12 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
   out.push_back(program_method("per_m_table",
                                fmt::format("per-M table ({} rules){}", table.rules.size(), over),
                                table, n_configs * n_train, tuning));
+
+  const Program tree = fit_decision_tree(train, TreeOptions{});
+  out.push_back(program_method(
+      "tree",
+      fmt::format("decision tree ({} leaves, M/N/K/M*N/tiles){}", tree.rules.size() + 1, over),
+      tree, n_configs * n_train, tuning));
 
   if (auto v = vendor_method(train, test, backend)) out.push_back(std::move(*v));
 

@@ -149,6 +149,7 @@ bool CascadeEvaluator::time_rows(const Program& p, const std::vector<std::size_t
     for (std::size_t j = 0; j < batch.size(); ++j) {
       cache_.emplace(batch_keys[j], got[j]);
       cache_order_.push_back(batch_keys[j]);
+      remember(batch_keys[j], got[j]);
     }
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -317,8 +318,28 @@ void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
   const std::vector<Measurement> got = problem_->backend->time(batch);
   cache_.clear();
   cache_order_.clear();
+  ok_by_row_.clear();
   for (std::size_t i = 0; i < keys.size(); ++i)
-    if (cache_.emplace(keys[i], got[i]).second) cache_order_.push_back(keys[i]);
+    if (cache_.emplace(keys[i], got[i]).second) {
+      cache_order_.push_back(keys[i]);
+      remember(keys[i], got[i]);
+    }
+}
+
+void CascadeEvaluator::remember(const Key& k, const Measurement& m) {
+  if (!m.ok()) return;
+  if (ok_by_row_.size() <= k.row) ok_by_row_.resize(problem_->table->shapes().size());
+  ok_by_row_[k.row].emplace_back(m.seconds, k.config);
+}
+
+std::vector<std::pair<double, Config>> CascadeEvaluator::fastest(std::size_t row,
+                                                                 std::size_t k) const {
+  if (row >= ok_by_row_.size()) return {};
+  std::vector<std::pair<double, Config>> v = ok_by_row_[row];
+  const std::size_t n = std::min(k, v.size());
+  std::partial_sort(v.begin(), v.begin() + std::ptrdiff_t(n), v.end());
+  v.resize(n);
+  return v;
 }
 
 } // namespace tv

@@ -73,6 +73,9 @@ public:
   Evaluation confirm(const Program& p, const std::vector<double>& first, int samples);
   /// Cached times of `p` on `rows` (+inf where a pair is not cached or failed); no counting.
   std::vector<double> cached_times(const Program& p, const std::vector<std::size_t>& rows) const;
+  /// The fastest ok measurements of table row `row` so far (seconds, config), fastest first
+  /// (ties in config order), at most `k`; no counting.
+  std::vector<std::pair<double, Config>> fastest(std::size_t row, std::size_t k) const;
   /// Table rows of the probe shapes.
   const std::vector<std::size_t>& probe_rows() const { return probe_rows_; }
   /// Kernel runs exhaustive per-shape tuning of the training shapes would need.
@@ -105,6 +108,9 @@ private:
   std::unique_ptr<Scorer> probe_scorer_;
   std::unordered_map<Key, Measurement, KeyHash> cache_;
   std::vector<Key> cache_order_; ///< insertion order, for deterministic checkpoints
+  /// Ok measurements per table row (seconds, config), in insertion order.
+  std::vector<std::vector<std::pair<double, Config>>> ok_by_row_;
+  void remember(const Key& k, const Measurement& m);
 };
 
 } // namespace tv

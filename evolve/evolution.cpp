@@ -1,9 +1,13 @@
 #include "evolve/evolution.hpp"
 
+#include "evolve/attempt_history.hpp"
+#include "evolve/candidate_merge.hpp"
+#include "evolve/mutators/reply_parser.hpp"
 #include "evolve/run_dir.hpp"
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
+#include "ir/line_diff.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
 
@@ -19,6 +23,8 @@ namespace tv {
 namespace {
 
 constexpr int kCheckpointVersion = 2;
+/// Measured configs per training shape the mutator is shown (the fastest ones).
+constexpr std::size_t kMeasuredPerShape = 12;
 
 std::string hex64(std::uint64_t v) {
   return fmt::format("{:016x}", v);
@@ -62,15 +68,6 @@ long long& stage_counter(Counters& c, Stage s) {
   return c.full;
 }
 
-std::string describe_outcomes(const DiffResult& r) {
-  std::string s;
-  for (std::size_t i = 0; i < r.blocks.size(); ++i) {
-    if (!s.empty()) s += ", ";
-    s += fmt::format("block {}: {}", i + 1, outcome_name(r.blocks[i].outcome));
-  }
-  return s;
-}
-
 template <class T> T get_field(const nlohmann::json& j, const char* key, const char* where) {
   if (!j.is_object() || !j.contains(key))
     throw InputError(fmt::format("{}: field '{}' missing", where, key));
@@ -95,32 +92,31 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
 // ---------------------------------------------------------------- options
 
 nlohmann::json EvolutionOptions::to_json() const {
-  nlohmann::json j = {{"seed", seed},
-                      {"budget", budget},
-                      {"stagnation", stagnation},
-                      {"target_score", target_score},
-                      {"max_seconds", max_seconds},
-                      {"batch", batch},
-                      {"checkpoint_every", checkpoint_every},
-                      {"drop_unexercised", drop_unexercised},
-                      {"database",
-                       {{"islands", database.islands},
-                        {"island_capacity", database.island_capacity},
-                        {"archive_size", database.archive_size},
-                        {"migration_interval", database.migration_interval},
-                        {"inspirations", database.inspirations},
-                        {"exploit_rate", database.exploit_rate},
-                        {"archive_rate", database.archive_rate}}},
-                      {"cascade",
-                       {{"enabled", cascade.enabled},
-                        {"probe_count", cascade.probe_count},
-                        {"probe_shapes", cascade.probe_shapes},
-                        {"probe_margin", cascade.probe_margin}}}};
-  // Written only when set, so runs that do not use them keep their fingerprints.
-  if (noise_threshold != 0) j["noise_threshold"] = noise_threshold;
-  if (confirm_samples != 0) j["confirm_samples"] = confirm_samples;
-  if (cascade.analytic_probes) j["cascade"]["analytic_probes"] = true;
-  return j;
+  return {{"seed", seed},
+          {"budget", budget},
+          {"stagnation", stagnation},
+          {"target_score", target_score},
+          {"max_seconds", max_seconds},
+          {"batch", batch},
+          {"candidates", candidates},
+          {"checkpoint_every", checkpoint_every},
+          {"drop_unexercised", drop_unexercised},
+          {"noise_threshold", noise_threshold},
+          {"confirm_samples", confirm_samples},
+          {"database",
+           {{"islands", database.islands},
+            {"island_capacity", database.island_capacity},
+            {"archive_size", database.archive_size},
+            {"migration_interval", database.migration_interval},
+            {"inspirations", database.inspirations},
+            {"exploit_rate", database.exploit_rate},
+            {"archive_rate", database.archive_rate}}},
+          {"cascade",
+           {{"enabled", cascade.enabled},
+            {"probe_count", cascade.probe_count},
+            {"probe_shapes", cascade.probe_shapes},
+            {"probe_margin", cascade.probe_margin},
+            {"analytic_probes", cascade.analytic_probes}}}};
 }
 
 EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
@@ -134,6 +130,7 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.batch = get_field<int>(j, "batch", w);
   o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
   o.drop_unexercised = get_field<bool>(j, "drop_unexercised", w);
+  o.candidates = j.contains("candidates") ? get_field<int>(j, "candidates", w) : 1; // older runs
   const auto db = get_field<nlohmann::json>(j, "database", w);
   const char* wd = "options.database";
   o.database.islands = get_field<int>(db, "islands", wd);
@@ -149,6 +146,7 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
   o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
   o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
+  // Measured runs' settings; runs written before they existed had neither.
   if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
   if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
   if (c.contains("analytic_probes"))
@@ -177,6 +175,9 @@ struct Evolution::State {
   std::vector<double> best_times;     ///< best time seen per training shape
   std::vector<Config> best_configs;   ///< the config that ran in best_times, per training shape
   std::vector<Shape> train_shapes;
+  std::vector<double> expert_times; ///< the expert's time per training shape
+  AttemptHistory history;           ///< each parent's last children and their outcomes
+  std::string best_diff;            ///< the edit that produced the best, as SEARCH/REPLACE
   std::uint64_t next_id = 1;
   long long done = 0; ///< programs proposed (the seed is not counted)
   long long since_best = 0;
@@ -201,27 +202,28 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.batch < 1) throw InputError("batch must be at least 1");
   if (options_.budget < 0) throw InputError("budget must not be negative");
   if (options_.database.islands < 1) throw InputError("there must be at least one island");
+  if (options_.candidates < 1) throw InputError("candidates must be at least 1");
 }
 
 Evolution::~Evolution() = default;
 
 nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
                                      const EvolutionOptions& o) {
-  nlohmann::json j = {{"format", "tilevolve-run"},
-                      {"version", 1},
-                      {"problem", problem_spec_json(p.spec)},
-                      {"resolved",
-                       {{"shapes_file", p.shapes_path},
-                        {"expert_file", p.expert_path},
-                        {"expert", print_program(p.expert)},
-                        {"train_shapes", p.train_rows.size()},
-                        {"test_shapes", p.test_rows.size()},
-                        {"configs", p.table->configs().size()}}},
-                      {"mutator", m.name()},
-                      {"options", o.to_json()}};
-  // A table of what was measured grows as runs measure: its size names no run.
-  if (!p.backend->complete_table()) j["resolved"].erase("configs");
-  return j;
+  return {{"format", "tilevolve-run"},
+          {"version", 1},
+          {"problem", problem_spec_json(p.spec)},
+          {"resolved",
+           {{"shapes_file", p.shapes_path},
+            {"expert_file", p.expert_path},
+            {"expert", print_program(p.expert)},
+            {"train_shapes", p.train_rows.size()},
+            {"test_shapes", p.test_rows.size()},
+            // A table of what was measured grows as runs measure: its size names no run.
+            {"configs", p.backend->complete_table() ? nlohmann::json(p.table->configs().size())
+                                                    : nlohmann::json(nullptr)}}},
+          {"mutator", m.name()},
+          {"mutator_settings", m.settings()}, // null for the mock
+          {"options", o.to_json()}};
 }
 
 // ---------------------------------------------------------------- loop
@@ -259,6 +261,7 @@ void Evolution::seed_run() {
   s.seen.insert(hash_value(expert));
   s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
+  s.expert_times = ev.train_times;
   s.best_configs.clear();
   for (const Shape& sh : s.train_shapes)
     s.best_configs.push_back(expert.choose(sh));
@@ -280,152 +283,243 @@ void Evolution::seed_run() {
   s.seeded = true;
 }
 
-void Evolution::step_batch(long long count) {
-  State& s = *s_;
-  struct Pending {
-    ParentSample sample;
-    MutationRequest request;
-    MutationReply reply;
-  };
-  std::vector<Pending> batch(static_cast<std::size_t>(count));
-  for (long long b = 0; b < count; ++b) {
-    Pending& p = batch[std::size_t(b)];
-    p.sample = s.db.sample(int((s.done + b) % s.db.islands()), s.rng);
-    p.request.parent_text = print_program(p.sample.parent.program);
-    for (const auto& i : p.sample.inspirations)
-      p.request.inspiration_texts.push_back(print_program(i.program));
-    p.request.parent_score = p.sample.parent.score;
-    const auto times = s.eval.cached_times(p.sample.parent.program, problem_->train_rows);
-    for (std::size_t i = 0; i < times.size(); ++i) {
-      const Shape& sh = s.train_shapes[i];
-      const Config chosen = p.sample.parent.program.choose(sh);
-      const bool parent_is_best = times[i] <= s.best_times[i];
-      p.request.feedback.push_back({sh, chosen, times[i],
-                                    parent_is_best ? times[i] : s.best_times[i],
-                                    parent_is_best ? chosen : s.best_configs[i]});
-    }
-    p.request.seed = s.rng.next();
-  }
-  for (auto& p : batch)
-    p.reply = mutator_->propose(p.request);
+// One child of a parent, once the cascade (or an earlier stage) is done with it.
+struct Evolution::Child {
+  std::uint64_t id = 0;
+  Stage stage = Stage::full;
+  double score = 0;
+  Program program;
+};
 
-  for (auto& p : batch) {
-    ++s.done;
-    ++s.since_best;
-    const std::uint64_t id = s.next_id++;
-    const Candidate& parent = p.sample.parent;
-    const std::string op = p.reply.op.empty() ? "unknown" : p.reply.op;
-    Counters delta;
-    delta.proposed = 1;
-    Stage stage = Stage::full;
-    std::string reason;
-    Evaluation ev;
-    if (!p.reply.ok) {
-      stage = Stage::mutator_failed;
-      reason = p.reply.error;
+MutationRequest Evolution::make_request(const ParentSample& sample) {
+  State& s = *s_;
+  MutationRequest request;
+  request.parent_text = print_program(sample.parent.program);
+  for (const auto& i : sample.inspirations) {
+    request.inspiration_texts.push_back(print_program(i.program));
+    request.inspiration_scores.push_back(i.score);
+  }
+  request.parent_score = sample.parent.score;
+  const auto times = s.eval.cached_times(sample.parent.program, problem_->train_rows);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const Shape& sh = s.train_shapes[i];
+    const Config chosen = sample.parent.program.choose(sh);
+    const bool parent_is_best = times[i] <= s.best_times[i];
+    request.feedback.push_back({sh, chosen, times[i], parent_is_best ? times[i] : s.best_times[i],
+                                parent_is_best ? chosen : s.best_configs[i],
+                                i < s.expert_times.size() ? s.expert_times[i] : 0.0,
+                                s.eval.fastest(problem_->train_rows[i], kMeasuredPerShape)});
+  }
+  const Candidate& best = s.best;
+  request.best_text =
+      best.id == sample.parent.id ? request.parent_text : print_program(best.program);
+  request.best_score = best.score;
+  request.previous_attempts = s.history.of(sample.parent.id);
+  return request;
+}
+
+Evolution::Child Evolution::settle(const ParentSample& sample, const std::string& parent_text,
+                                   const MutationReply& reply, const std::string* merged_text,
+                                   const std::vector<std::uint64_t>& merged_from) {
+  State& s = *s_;
+  ++s.done;
+  ++s.since_best;
+  Child out;
+  const std::uint64_t id = s.next_id++;
+  out.id = id;
+  const Candidate& parent = sample.parent;
+  const std::string op = reply.op.empty() ? "unknown" : reply.op;
+  Counters delta;
+  delta.proposed = 1;
+  Stage stage = Stage::full;
+  std::string reason, child_text;
+  Evaluation ev;
+  if (!reply.ok) {
+    stage = Stage::mutator_failed;
+    reason = reply.error;
+  } else if (merged_text) {
+    child_text = *merged_text;
+  } else if (ReplyEdit edit = edit_from_reply(reply.text, parent_text); !edit.ok()) {
+    stage = Stage::diff_failed;
+    reason = edit.failure;
+  } else {
+    child_text = std::move(edit.child_text);
+  }
+  if (stage == Stage::full) {
+    if (ParseResult pr = parse_program(child_text); !pr.ok()) {
+      stage = Stage::parse_failed;
+      reason = pr.error->str();
+    } else if (const Program child = options_.drop_unexercised
+                                         ? drop_unexercised_rules(*pr.program, s.train_shapes)
+                                         : *pr.program;
+               child == parent.program || s.seen.count(hash_value(child))) {
+      stage = Stage::noop;
+      reason =
+          child == parent.program ? "same program as its parent" : "same program as an earlier one";
+    } else if (s.seen.insert(hash_value(child)); s.behaviours.count(behaviour(child, *problem_)) &&
+                                                 problem_->static_issues(child).empty()) {
+      // A launchable child that decides every training shape like an earlier program adds
+      // nothing the database can rank: it would only crowd out diversity.
+      stage = Stage::noop;
+      reason = "same decisions as an earlier program on every training shape";
     } else {
-      const auto blocks = parse_diff(p.reply.text);
-      const DiffResult applied = apply_diff(p.request.parent_text, blocks);
-      if (blocks.empty()) {
-        stage = Stage::diff_failed;
-        reason = "no SEARCH/REPLACE block in the reply";
-      } else if (!applied.all_applied()) {
-        stage = Stage::diff_failed;
-        reason = describe_outcomes(applied);
-      } else if (ParseResult pr = parse_program(applied.text); !pr.ok()) {
-        stage = Stage::parse_failed;
-        reason = pr.error->str();
-      } else if (const Program child = options_.drop_unexercised
-                                           ? drop_unexercised_rules(*pr.program, s.train_shapes)
-                                           : *pr.program;
-                 child == parent.program || s.seen.count(hash_value(child))) {
-        stage = Stage::noop;
-        reason = child == parent.program ? "same program as its parent"
-                                         : "same program as an earlier one";
-      } else if (s.seen.insert(hash_value(child));
-                 s.behaviours.count(behaviour(child, *problem_)) &&
-                 problem_->static_issues(child).empty()) {
-        // A launchable child that decides every training shape like an earlier program adds
-        // nothing the database can rank: it would only crowd out diversity.
-        stage = Stage::noop;
-        reason = "same decisions as an earlier program on every training shape";
-      } else {
-        const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
-        ev = s.eval.evaluate(child, ref);
-        if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(child, *problem_));
-        stage = ev.stage;
-        reason = ev.reason;
-        delta.kernel_runs = ev.kernel_runs;
-        delta.cache_hits = ev.cache_hits;
-        if (stage == Stage::static_reject)
-          delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
-        const double bar = 1.0 + options_.noise_threshold;
-        if (stage == Stage::full && options_.confirm_samples > 0 &&
-            ev.train.speedup_vs_expert > s.best.score * bar) {
-          // Kernels within a few percent swap places from run to run: re-measure first.
-          const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
-          delta.kernel_runs += again.kernel_runs;
-          if (again.stage != Stage::full) {
-            stage = Stage::timing_failed;
-            reason = "re-measuring a would-be new best: " + again.reason;
-          } else {
-            ev.train = again.train;
-            ev.train_times = again.train_times;
-          }
-        }
-        if (stage == Stage::full) {
-          Candidate c;
-          c.id = id;
-          c.parent = parent.id;
-          c.program = child;
-          c.score = ev.train.speedup_vs_expert;
-          c.island = p.sample.island;
-          const bool new_best = c.score > s.best.score * bar;
-          if (c.score > parent.score * bar) delta.improved = 1;
-          if (new_best) {
-            delta.new_best = 1;
-            s.improvements.push_back({s.done, id, c.score, op});
-            s.best_reply = p.reply.text;
-            s.best_op = op;
-            s.since_best = 0;
-            s.best = c;
-          }
-          s.db.add(c, s.rng);
-          for (std::size_t i = 0; i < ev.train_times.size(); ++i)
-            if (ev.train_times[i] < s.best_times[i]) {
-              s.best_times[i] = ev.train_times[i];
-              s.best_configs[i] = c.program.choose(s.train_shapes[i]);
-            }
+      const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
+      ev = s.eval.evaluate(child, ref);
+      if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(child, *problem_));
+      stage = ev.stage;
+      reason = ev.reason;
+      delta.kernel_runs = ev.kernel_runs;
+      delta.cache_hits = ev.cache_hits;
+      if (stage == Stage::static_reject)
+        delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
+      const double bar = 1.0 + options_.noise_threshold;
+      if (stage == Stage::full && options_.confirm_samples > 0 &&
+          ev.train.speedup_vs_expert > s.best.score * bar) {
+        // Kernels within a few percent swap places from run to run: re-measure first.
+        const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
+        delta.kernel_runs += again.kernel_runs;
+        if (again.stage != Stage::full) {
+          stage = Stage::timing_failed;
+          reason = "re-measuring a would-be new best: " + again.reason;
+        } else {
+          ev.train = again.train;
+          ev.train_times = again.train_times;
         }
       }
+      if (stage == Stage::full) {
+        Candidate c;
+        c.id = id;
+        c.parent = parent.id;
+        c.program = child;
+        c.score = ev.train.speedup_vs_expert;
+        c.island = sample.island;
+        out.program = child;
+        out.score = c.score;
+        const bool new_best = c.score > s.best.score * bar;
+        if (c.score > parent.score * bar) delta.improved = 1;
+        if (new_best) {
+          delta.new_best = 1;
+          s.best = c;
+          s.improvements.push_back({s.done, id, c.score, op});
+          s.best_reply = reply.text;
+          const ParsedReply parsed = parse_reply(reply.text);
+          s.best_diff = parsed.kind == ReplyKind::diff
+                            ? format_diff(parsed.blocks)
+                            : format_diff(diff_lines(parent_text, print_program(child)));
+          s.best_op = op;
+          s.since_best = 0;
+        }
+        s.db.add(c, s.rng);
+        for (std::size_t i = 0; i < ev.train_times.size(); ++i)
+          if (ev.train_times[i] < s.best_times[i]) {
+            s.best_times[i] = ev.train_times[i];
+            s.best_configs[i] = c.program.choose(s.train_shapes[i]);
+          }
+      }
     }
-    stage_counter(delta, stage) = 1;
-    s.counters.add(delta);
-    s.per_op[op].add(delta);
-    std::vector<std::uint64_t> insp;
-    for (const auto& i : p.sample.inspirations)
-      insp.push_back(i.id);
-    const double score = stage == Stage::full ? ev.train.speedup_vs_expert : 0.0;
-    s.lineage.add({id, op, std::string(stage_name(stage)), score}, parent.id, insp);
-    if (s.events) {
-      nlohmann::json e{{"event", "program"},
-                       {"n", s.done},
-                       {"id", id},
-                       {"parent", parent.id},
-                       {"inspirations", insp},
-                       {"island", p.sample.island},
-                       {"op", op},
-                       {"stage", stage_name(stage)},
-                       {"kernel_runs", delta.kernel_runs},
-                       {"cache_hits", delta.cache_hits}};
-      if (!reason.empty()) e["reason"] = reason;
-      if (ev.probe.valid) e["probe"] = ev.probe.speedup_vs_expert;
-      if (stage == Stage::full) e["train"] = score;
-      s.events->write(e);
-      if (delta.new_best)
-        s.events->write(
-            {{"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score}, {"op", op}});
+  }
+  out.stage = stage;
+  stage_counter(delta, stage) = 1;
+  s.counters.add(delta);
+  s.per_op[op].add(delta);
+  std::vector<std::uint64_t> insp;
+  for (const auto& i : sample.inspirations)
+    insp.push_back(i.id);
+  if (!merged_from.empty()) insp = merged_from; // a merge's other parents are its candidates
+  const double score = stage == Stage::full ? ev.train.speedup_vs_expert : 0.0;
+  s.history.record(parent.id, {op, std::string(stage_name(stage)),
+                               describe_attempt(stage, reason, score, parent.score)});
+  s.lineage.add({id, op, std::string(stage_name(stage)), score}, parent.id, insp);
+  if (s.events) {
+    nlohmann::json e{{"event", "program"},
+                     {"n", s.done},
+                     {"id", id},
+                     {"parent", parent.id},
+                     {"inspirations", insp},
+                     {"island", sample.island},
+                     {"op", op},
+                     {"stage", stage_name(stage)},
+                     {"kernel_runs", delta.kernel_runs},
+                     {"cache_hits", delta.cache_hits}};
+    if (!reason.empty()) e["reason"] = reason;
+    if (ev.probe.valid) e["probe"] = ev.probe.speedup_vs_expert;
+    if (stage == Stage::full) e["train"] = score;
+    if (!merged_from.empty()) e["merged"] = merged_from;
+    if (!reply.model.empty()) {
+      e["model"] = reply.model;
+      e["prompt_tokens"] = reply.prompt_tokens;
+      e["completion_tokens"] = reply.completion_tokens;
+      e["latency_s"] = reply.latency_s;
+      e["attempts"] = reply.attempts;
     }
+    s.events->write(e);
+    if (delta.new_best)
+      s.events->write(
+          {{"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score}, {"op", op}});
+  }
+  return out;
+}
+
+void Evolution::step_batch(long long count) {
+  State& s = *s_;
+  const int k = options_.candidates;
+  // Groups of k proposals for one parent. With k > 1 each group keeps a place in the batch for
+  // the merge of its children, so a batch of `count` holds count / (k + 1) groups; when fewer
+  // than k + 1 programs are left, one group of that many proposals and no merge.
+  struct Group {
+    ParentSample sample;
+    std::string parent_text;
+    std::size_t first = 0, size = 0;
+    bool merge_room = false;
+  };
+  std::vector<Group> groups;
+  std::vector<MutationRequest> requests;
+  const bool merge_room = k > 1 && count >= k + 1;
+  const long long group_count = k == 1 ? count : (merge_room ? count / (k + 1) : 1);
+  for (long long gi = 0; gi < group_count; ++gi) {
+    Group g;
+    g.sample = s.db.sample(int((s.done + gi) % s.db.islands()), s.rng);
+    const MutationRequest base = make_request(g.sample);
+    g.parent_text = base.parent_text;
+    g.merge_room = merge_room;
+    g.size = std::size_t(k == 1 ? 1 : (merge_room ? k : count));
+    g.first = requests.size();
+    for (std::size_t c = 0; c < g.size; ++c) {
+      MutationRequest r = base;
+      r.seed = s.rng.next();
+      r.candidate = int(c);
+      r.candidates = k;
+      requests.push_back(std::move(r));
+    }
+    groups.push_back(std::move(g));
+  }
+  const std::vector<MutationReply> replies = mutator_->propose_all(requests);
+  if (replies.size() != requests.size())
+    throw std::logic_error("the mutator returned a different number of replies");
+
+  for (const Group& g : groups) {
+    std::vector<Child> better; // children that beat the parent, best first
+    for (std::size_t c = 0; c < g.size; ++c) {
+      Child child = settle(g.sample, g.parent_text, replies[g.first + c], nullptr, {});
+      if (child.stage == Stage::full &&
+          child.score > g.sample.parent.score * (1.0 + options_.noise_threshold))
+        better.push_back(std::move(child));
+    }
+    if (!g.merge_room || better.size() < 2) continue;
+    std::stable_sort(better.begin(), better.end(),
+                     [](const Child& a, const Child& b) { return a.score > b.score; });
+    std::vector<std::string> texts;
+    for (const Child& b : better)
+      texts.push_back(print_program(b.program));
+    const auto merged = merge_edits(g.parent_text, texts);
+    if (!merged) continue;
+    std::vector<std::uint64_t> from;
+    for (std::size_t i : merged->contributors)
+      from.push_back(better[i].id);
+    MutationReply reply;
+    reply.op = "merge";
+    reply.text = format_diff(merged->blocks);
+    settle(g.sample, g.parent_text, reply, &merged->text, from);
   }
 }
 
@@ -444,8 +538,13 @@ EvolutionResult Evolution::loop() {
       s.stop_reason = "target score";
     else if (options_.max_seconds > 0 && s.seconds() >= options_.max_seconds)
       s.stop_reason = "wall time";
+    else if (const std::string why = mutator_->exhausted(); !why.empty())
+      s.stop_reason = why; // a spent token or request budget, a server that keeps failing
     if (!s.stop_reason.empty()) break;
-    step_batch(std::min<long long>(options_.batch, options_.budget - s.done));
+    long long count = std::min<long long>(options_.batch, options_.budget - s.done);
+    if (const long long left = mutator_->remaining_requests(); left >= 0)
+      count = std::min(count, left);
+    step_batch(count);
     if (!dir_.empty() && s.done - s.last_checkpoint >= options_.checkpoint_every)
       write_checkpoint();
     if (progress_) {
@@ -512,7 +611,10 @@ void Evolution::write_checkpoint() {
                 {"score", s.best.score},
                 {"island", s.best.island}};
   st["best_reply"] = s.best_reply;
+  st["best_diff"] = s.best_diff;
   st["best_op"] = s.best_op;
+  st["history"] = s.history.to_json();
+  if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
   st["cache"] = s.eval.cache_to_json();
   st["events_offset"] = s.events ? s.events->sync() : 0;
   st["seconds"] = s.seconds();
@@ -583,12 +685,21 @@ void Evolution::load_checkpoint() {
     s.best_configs.push_back(*c);
   }
   s.best_reply = get_field<std::string>(st, "best_reply", w);
+  s.best_diff = st.contains("best_diff") ? get_field<std::string>(st, "best_diff", w)
+                                         : format_diff(parse_diff(s.best_reply));
   s.best_op = get_field<std::string>(st, "best_op", w);
+  if (st.contains("history"))
+    s.history = AttemptHistory::from_json(get_field<nlohmann::json>(st, "history", w));
+  if (st.contains("mutator"))
+    mutator_->restore(get_field<nlohmann::json>(st, "mutator", w));
+  else if (!mutator_->state().is_null())
+    throw InputError(
+        fmt::format("{}: the checkpoint has no state of the mutator '{}'", path, mutator_->name()));
   s.seconds_before = get_field<double>(st, "seconds", w);
   s.last_checkpoint = s.done;
   if (s.seeded) {
     s.db = ProgramDatabase::from_json(get_field<nlohmann::json>(st, "database", w));
-    s.best = s.db.best(); // checkpoints before the accepted best was kept: the database's
+    s.best = s.db.best(); // the accepted best, below; older checkpoints: the database's
     if (st.contains("best")) {
       const auto& b = st["best"];
       const ParseResult pr = parse_program(get_field<std::string>(b, "program", w));
@@ -604,6 +715,7 @@ void Evolution::load_checkpoint() {
       throw InputError(fmt::format("{}: best_times has the wrong length", path));
     if (s.best_configs.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_configs has the wrong length", path));
+    s.expert_times = s.eval.cached_times(problem_->expert, problem_->train_rows);
   }
   const auto offset = get_field<std::uint64_t>(st, "events_offset", w);
   // Rebuild the lineage from the events kept before the checkpoint.
@@ -648,7 +760,7 @@ EvolutionResult Evolution::finish() {
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);
   r.best_reply = s.best_reply;
-  r.best_diff = s.best_reply.empty() ? "" : format_diff(parse_diff(s.best_reply));
+  r.best_diff = s.best_diff;
   r.best_op = s.best_op;
   r.counters = s.counters;
   r.per_operator = s.per_op;
@@ -658,16 +770,19 @@ EvolutionResult Evolution::finish() {
   r.stop_reason = s.stop_reason;
   r.seconds = s.seconds();
   r.resumed = s.resumed;
+  r.mutator_stats = mutator_->stats();
   if (!dir_.empty()) {
     // The last checkpoint excludes the end event, so resuming a finished run rewrites the
     // same files.
     write_checkpoint();
-    s.events->write({{"event", "end"},
-                     {"programs", s.done},
-                     {"stop", s.stop_reason},
-                     {"best_id", r.best.id},
-                     {"best_train", r.best.score},
-                     {"kernel_runs", s.counters.kernel_runs}});
+    nlohmann::json end{{"event", "end"},
+                       {"programs", s.done},
+                       {"stop", s.stop_reason},
+                       {"best_id", r.best.id},
+                       {"best_train", r.best.score},
+                       {"kernel_runs", s.counters.kernel_runs}};
+    if (!r.mutator_stats.is_null()) end["llm"] = r.mutator_stats;
+    s.events->write(end);
     s.events->sync();
     atomic_write(dir_ + "/best.py", print_program(r.best.program));
     atomic_write(dir_ + "/best_simplified.py", print_program(r.best_simplified));

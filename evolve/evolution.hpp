@@ -32,6 +32,10 @@ struct EvolutionOptions {
   double target_score = 0;  ///< stop when the best train speedup reaches this (0 = off)
   double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
   int batch = 8;            ///< programs proposed between database updates
+  /// Proposals per parent in one step (K). With K > 1 the K children are evaluated together
+  /// and, when two or more beat the parent, their edits are merged into one more program
+  /// ("merge"); a batch then holds max(1, batch / (K + 1)) parents.
+  int candidates = 1;
   long long checkpoint_every = 100; ///< programs between checkpoints (run directory only)
   /// Drop rules of a child that decide no training shape before evaluating it (and, when the
   /// default decides none, let the last rule's config become the default): such a config was
@@ -85,6 +89,7 @@ struct EvolutionResult {
   std::string stop_reason;
   double seconds = 0;
   bool resumed = false;
+  nlohmann::json mutator_stats; ///< the mutator's cost statistics (null for the mock)
 };
 
 /// One run.
@@ -109,7 +114,12 @@ public:
 
 private:
   struct State;
+  struct Child;
   EvolutionResult loop();
+  MutationRequest make_request(const ParentSample& sample);
+  Child settle(const ParentSample& sample, const std::string& parent_text,
+               const MutationReply& reply, const std::string* merged_text,
+               const std::vector<std::uint64_t>& merged_from);
   void seed_run();
   void step_batch(long long count);
   void write_checkpoint();

@@ -9,6 +9,7 @@
 // from one Rng seeded with the request's seed, so a request always gets the same reply.
 #include "evolve/mock_llm.hpp"
 
+#include "evolve/refit.hpp"
 #include "eval/replay_backend.hpp"
 
 #include "ir/diff.hpp"
@@ -241,9 +242,9 @@ std::string describe_change(const Config& a, const Config& b) {
 // ---------------------------------------------------------------------------------------------
 // Proposal context
 
-enum class Op { tweak, targeted, threshold, split, del, crossover };
-constexpr std::array<Op, 6> kAllOps{Op::tweak, Op::targeted, Op::threshold,
-                                    Op::split, Op::del,      Op::crossover};
+enum class Op { tweak, targeted, threshold, split, del, crossover, refit, adopt };
+constexpr std::array<Op, 8> kAllOps{Op::tweak, Op::targeted,  Op::threshold, Op::split,
+                                    Op::del,   Op::crossover, Op::refit,     Op::adopt};
 
 std::string_view op_name(Op op) {
   switch (op) {
@@ -259,6 +260,10 @@ std::string_view op_name(Op op) {
     return "delete";
   case Op::crossover:
     return "crossover";
+  case Op::refit:
+    return "refit";
+  case Op::adopt:
+    return "adopt";
   }
   return "tweak";
 }
@@ -897,6 +902,67 @@ std::optional<Edit> op_crossover(Ctx& x) {
   return e;
 }
 
+/// Regroups the training shapes from the run's measurements (see refit.hpp): a tree of a few
+/// leaves on M and the derived features, each leaf the config that measured best on its shapes.
+std::optional<Edit> op_refit(Ctx& x) {
+  RefitChoice choice;
+  const MockLlmOptions& o = x.options;
+  choice.max_leaves = int(x.rng.uniform_int(o.refit_min_leaves, o.refit_max_leaves));
+  choice.min_leaf_shapes = int(x.rng.uniform_int(1, 3));
+  choice.penalty =
+      o.refit_min_penalty + (o.refit_max_penalty - o.refit_min_penalty) * x.rng.uniform01();
+  for (const Comparison& f : o.refit_features)
+    if (f.feature == Feature::M || x.rng.chance(o.refit_feature_chance))
+      choice.features.push_back(f);
+  if (choice.features.empty()) choice.features = o.refit_features;
+  if (x.rng.chance(o.refit_bootstrap)) {
+    choice.use.resize(x.request.feedback.size());
+    for (std::size_t i = 0; i < choice.use.size(); ++i)
+      choice.use[i] = x.rng.chance(0.8);
+  }
+  std::optional<Program> fit = refit_program(x.request.feedback, choice);
+  if (!fit) return std::nullopt;
+  Edit e{*fit, {}, nullptr};
+  if (!x.space.empty())
+    for (std::size_t i = 0; i <= e.child.rules.size(); ++i) {
+      Config& c = config_at(e.child, i);
+      if (!c.vendor && std::find(x.space.begin(), x.space.end(), c) == x.space.end())
+        if (auto near = near_in_space(x, c)) c = *near;
+    }
+  std::string features;
+  for (const Comparison& f : choice.features)
+    features += (features.empty() ? "" : ", ") + feature_text(f);
+  e.note = fmt::format("regrouped the shapes by {} into {} rules from the configs measured so far",
+                       features, e.child.rules.size() + 1);
+  return e;
+}
+
+/// Gives a rule one of the configs measured fastest on one of its shapes, so the next
+/// evaluation times that config on every shape the rule decides.
+std::optional<Edit> op_adopt(Ctx& x) {
+  Edit e{x.parent, {}, nullptr};
+  const std::size_t t = pick_target(x, &e.focus, 0.7);
+  const int decider = t < x.parent.rules.size() ? int(t) : -1;
+  const Config& cur = config_at(x.parent, t);
+  std::vector<const ShapeFeedback*> mine;
+  for (const ShapeFeedback& f : x.request.feedback)
+    if (x.parent.deciding_rule(f.shape) == decider && !f.measured.empty()) mine.push_back(&f);
+  if (mine.empty()) return std::nullopt;
+  const ShapeFeedback* f = e.focus && x.parent.deciding_rule(e.focus->shape) == decider
+                               ? e.focus
+                               : x.rng.pick(mine);
+  std::vector<Config> options;
+  for (const auto& [secs, c] : f->measured)
+    if (c != cur && options.size() < 3) options.push_back(c);
+  if (options.empty()) return std::nullopt;
+  const Config next = x.rng.pick(options);
+  e.focus = f;
+  e.note = fmt::format("{} for {}, the config measured fastest on {}: {}", next.brief(),
+                       where(x.parent, t), f->shape.label(), describe_change(cur, next));
+  config_at(e.child, t) = next;
+  return e;
+}
+
 std::optional<Edit> apply_op(Ctx& x, Op op) {
   switch (op) {
   case Op::tweak:
@@ -911,6 +977,10 @@ std::optional<Edit> apply_op(Ctx& x, Op op) {
     return op_delete(x);
   case Op::crossover:
     return op_crossover(x);
+  case Op::refit:
+    return op_refit(x);
+  case Op::adopt:
+    return op_adopt(x);
   }
   return std::nullopt;
 }
@@ -922,6 +992,9 @@ std::vector<std::pair<Op, double>> op_weights(const Ctx& x) {
                                      [](const Rule& r) { return !r.condition.terms.empty(); });
   if (x.options.one_field_only) return {{Op::tweak, 0.65}, {Op::threshold, any_terms ? 0.35 : 0.0}};
   const bool feedback = !x.hot.empty();
+  const bool measured =
+      std::any_of(x.request.feedback.begin(), x.request.feedback.end(),
+                  [](const ShapeFeedback& f) { return !f.measured.empty(); });
   return {
       {Op::tweak, 0.25},
       {Op::targeted, feedback ? 0.32 : 0.30},
@@ -929,6 +1002,8 @@ std::vector<std::pair<Op, double>> op_weights(const Ctx& x) {
       {Op::split, n >= kMaxRules ? 0.0 : (feedback ? 0.22 : 0.20)},
       {Op::del, n == 0 ? 0.0 : 0.05 + 0.03 * double(n > 6 ? n - 6 : 0)},
       {Op::crossover, x.request.inspiration_texts.empty() ? 0.0 : 0.05},
+      {Op::refit, x.options.refit_weight * (measured ? 1.0 : 0.0)},
+      {Op::adopt, x.options.adopt_weight * (measured ? 1.0 : 0.0)},
   };
 }
 
@@ -1011,7 +1086,7 @@ DiffBlock make_block(std::string_view parent, std::string_view child) {
 }
 
 std::string intro(Rng& rng, Op op, const std::string& note) {
-  static const std::array<std::vector<std::string_view>, 6> kTemplates{{
+  static const std::array<std::vector<std::string_view>, 8> kTemplates{{
       {"Let's try a small change: {}.", "One-field tweak: {}.",
        "A neighbouring value might do better here: {}."},
       {"This config looks mistuned for the shapes it decides; {}.",
@@ -1022,6 +1097,8 @@ std::string intro(Rng& rng, Op op, const std::string& note) {
        "Splitting the region: {}."},
       {"This rule does not seem to pull its weight; {}.", "Simplifying: {}."},
       {"Borrowing from another good program: {}.", "Crossover: {}."},
+      {"Reading the measurements so far, I {}.", "A fresh grouping: I {}."},
+      {"Trying what measured best nearby: {}.", "Spreading a measured winner: {}."},
   }};
   const auto& t = kTemplates[std::size_t(op)];
   return fmt::format(fmt::runtime(t[rng.index(t.size())]), note);

@@ -30,6 +30,18 @@ struct MockLlmOptions {
   /// layers and, with a few dozen training shapes, often fit them at the cost of unseen ones
   /// (`tilevolve splits` measures this; see README). Never empty.
   std::vector<Feature> split_features{Feature::M};
+  /// Weight of the refit operator (regroup the shapes from the run's measurements; 0 = off).
+  double refit_weight = 0.12;
+  /// Weight of the adopt operator (a rule takes a config measured fastest on one of its shapes).
+  double adopt_weight = 0.0;
+  int refit_min_leaves = 3, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
+  double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
+  double refit_feature_chance = 0.6; ///< chance each feature but M takes part in a refit
+  double refit_bootstrap = 0.5;      ///< chance a refit fits on a random 80% of the shapes
+  /// The features a refit may split on (M always; each other one in about 60% of refits).
+  std::vector<Comparison> refit_features{
+      Comparison{Feature::M}, Comparison{Feature::MN}, Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
+      Comparison{Feature::tiles, CmpOp::le, 0, 128, 128}};
 };
 
 /// `options` with `space` set to the configs the problem's backend has recordings for when it

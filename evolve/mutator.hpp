@@ -5,6 +5,7 @@
 #include "ir/shape.hpp"
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,17 @@ struct ShapeFeedback {
   double seconds = 0;      ///< the parent's time
   double best_seconds = 0; ///< best time seen for this shape so far in the run (<= seconds)
   std::optional<Config> best_config; ///< the config that ran in best_seconds, when known
+  double expert_seconds = 0;         ///< the expert's time for this shape (0 when unknown)
+  /// The fastest configs timed on this shape so far in the run (seconds, config), fastest
+  /// first: what the run has measured, as a prompt would show it (may be empty).
+  std::vector<std::pair<double, Config>> measured{};
+};
+
+/// An earlier child of the same parent and how it ended (fed back into the next prompt).
+struct PreviousAttempt {
+  std::string op;      ///< operator (or prompt kind) that made it
+  std::string stage;   ///< how far it got: a stage name ("diff_failed", "full", ...)
+  std::string outcome; ///< one line: block outcomes, parse error line:col, reason or score
 };
 
 /// Everything a mutator may use to propose one child.
@@ -26,8 +38,14 @@ struct MutationRequest {
   std::vector<std::string> inspiration_texts; ///< other good programs (for crossover)
   double parent_score = 0;                    ///< train speedup over the expert
   std::vector<ShapeFeedback> feedback;        ///< per-shape results of the parent (may be empty)
-  std::string previous_outcome; ///< e.g. "block 1: not_found" for a retry; may be empty
-  std::uint64_t seed = 0;       ///< all randomness of this proposal comes from here
+  std::string previous_outcome;           ///< e.g. "block 1: not_found" for a retry; may be empty
+  std::uint64_t seed = 0;                 ///< all randomness of this proposal comes from here
+  std::vector<double> inspiration_scores; ///< train speedups of inspiration_texts, same order
+  std::string best_text; ///< the best program of the run so far (may equal the parent)
+  double best_score = 0; ///< its train speedup over the expert
+  std::vector<PreviousAttempt> previous_attempts; ///< this parent's earlier children, oldest first
+  int candidate = 0;  ///< index of this proposal among those made for one parent (0-based)
+  int candidates = 1; ///< proposals made for this parent in this step (--candidates)
 };
 
 /// A mutator's answer.
@@ -37,6 +55,9 @@ struct MutationReply {
   bool ok = true;   ///< false when no reply could be had (transport error, budget spent)
   std::string error;
   long long prompt_tokens = 0, completion_tokens = 0; ///< cost accounting (0 for the mock)
+  std::string model;    ///< the model that answered (empty for the mock)
+  double latency_s = 0; ///< time spent waiting for the answer, all attempts
+  int attempts = 0;     ///< HTTP attempts (0 for the mock)
 };
 
 /// Proposes children. Implementations must be deterministic given the request (the mock)
@@ -50,6 +71,29 @@ public:
   virtual std::vector<std::string> operators() const = 0;
   /// One proposal; never throws for a bad parent (returns ok=false with an error instead).
   virtual MutationReply propose(const MutationRequest& request) = 0;
+  /// Proposals for several requests, replies in request order (a real LLM may have several
+  /// requests in flight; what it answered, not when, decides the replies). The default asks
+  /// propose() for each in turn.
+  virtual std::vector<MutationReply> propose_all(const std::vector<MutationRequest>& requests) {
+    std::vector<MutationReply> out;
+    out.reserve(requests.size());
+    for (const auto& r : requests)
+      out.push_back(propose(r));
+    return out;
+  }
+  /// Why this mutator can make no more proposals (a spent budget, a dead server), or "".
+  virtual std::string exhausted() const { return ""; }
+  /// Proposals it may still make (-1 = no limit).
+  virtual long long remaining_requests() const { return -1; }
+  /// Settings that define its proposals, for the run's config.json (null = none beyond the
+  /// name).
+  virtual nlohmann::json settings() const { return nullptr; }
+  /// State to keep in checkpoints (null = stateless).
+  virtual nlohmann::json state() const { return nullptr; }
+  /// Restores state() from a checkpoint; throws InputError on a bad state.
+  virtual void restore(const nlohmann::json& /*state*/) {}
+  /// Cost statistics for the summary and the end event (null = none).
+  virtual nlohmann::json stats() const { return nullptr; }
 };
 
 } // namespace tv

@@ -2,6 +2,7 @@
 
 #include "eval/report_format.hpp"
 #include "eval/text_table.hpp"
+#include "evolve/mutators/llm_stats.hpp"
 #include "ir/text.hpp"
 
 #include <fmt/format.h>
@@ -9,11 +10,15 @@
 namespace tv {
 
 namespace {
+/// 12345 -> "12,345" (built front to back: GCC 12 raises a false -Wrestrict on inserts).
 std::string thousands(long long v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3)
-    s.insert(std::size_t(i), ",");
-  return v < 0 ? "-" + s : s;
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out = v < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 } // namespace
 
@@ -44,6 +49,7 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
   j["kernel_runs"] = r.counters.kernel_runs;
   j["seconds"] = r.seconds;
   j["resumed"] = r.resumed;
+  if (!r.mutator_stats.is_null()) j["llm"] = r.mutator_stats;
   return j;
 }
 
@@ -89,6 +95,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
              fmt::format("{:.1f}%", oc.proposed ? 100.0 * oc.improved / oc.proposed : 0.0)});
   }
   out += ops.str();
+  if (!r.mutator_stats.is_null()) out += "\n" + llm_stats_text(r.mutator_stats);
   return out;
 }
 

@@ -31,8 +31,12 @@ struct SplitRow {
   std::uint64_t split_seed = 0;
   SetScore per_m_train, per_m_test; ///< the per-M table built from this split's train half
   SetScore best_single_test;        ///< the best single config of the train half, on test
+  SetScore tree_train, tree_test;   ///< the decision tree fitted on the train half
   SeedStudy evolved;                ///< the runs, in seed order
   double gap = 0; ///< median evolved test fraction of the oracle minus the per-M table's
+  double tree_gap = 0; ///< median evolved test fraction of the oracle minus the tree's
+  /// The largest kernel runs of a run, as a fraction of exhaustive tuning of the train half.
+  double max_kernel_fraction = 0;
 };
 
 /// All splits and the summary over them.
@@ -44,6 +48,10 @@ struct SplitStudyResult {
   int splits_at_least = 0;    ///< splits whose gap is >= 0
   double run_gap_sd = 0;      ///< population sd of (run test - per-M test) over all runs
   double mean_train_gap = 0;  ///< mean over splits of (median train - per-M train)
+  double mean_tree_gap = 0;   ///< mean of the rows' gaps to the decision tree
+  double mean_tree_gap_se = 0;
+  int splits_at_least_tree = 0;
+  double max_kernel_fraction = 0; ///< the largest over all runs
   Report report;
 };
 

@@ -53,7 +53,7 @@ void check_same_run(const nlohmann::json& a, const nlohmann::json& b) {
   CHECK(a["train"] == b["train"]);
   CHECK(a["test"] == b["test"]);
   CHECK(a["counters"] == b["counters"]);
-  for (const char* m : {"expert", "best_single", "per_m_table", "vendor", "oracle"}) {
+  for (const char* m : {"expert", "best_single", "per_m_table", "tree", "vendor", "oracle"}) {
     INFO(m);
     CHECK(a["baselines"][m]["train"] == b["baselines"][m]["train"]);
     CHECK(a["baselines"][m]["test"] == b["baselines"][m]["test"]);

@@ -13,7 +13,9 @@
 
 TEST_CASE("test_names: every test case name survives ctest's discovery and is unique") {
   namespace fs = std::filesystem;
-  const std::regex test_case(R"re(TEST_CASE\("((?:[^"\\]|\\.)*)")re");
+  // A name may be split over adjacent string literals (as clang-format wraps long ones).
+  const std::regex test_case(R"re(TEST_CASE\(((?:\s*"(?:[^"\\]|\\.)*")+))re");
+  const std::regex literal(R"re("((?:[^"\\]|\\.)*)")re");
   std::set<std::string> seen;
   int files = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(TILEVOLVE_SOURCE_DIR) / "tests")) {
@@ -24,8 +26,11 @@ TEST_CASE("test_names: every test case name survives ctest's discovery and is un
     ss << in.rdbuf();
     const std::string text = ss.str();
     for (std::sregex_iterator it(text.begin(), text.end(), test_case), end; it != end; ++it) {
-      const std::string name = (*it)[1];
-      if (name.find("((?:") != std::string::npos) continue; // the pattern above, in this file
+      const std::string literals = (*it)[1];
+      std::string name;
+      for (std::sregex_iterator l(literals.begin(), literals.end(), literal), e; l != e; ++l)
+        name += (*l)[1];
+      if (name.find("((?:") != std::string::npos) continue; // the patterns above, in this file
       INFO(entry.path().filename().string(), ": ", name);
       CHECK(name.find_first_of(";[]\\") == std::string::npos);
       CHECK(seen.insert(name).second);

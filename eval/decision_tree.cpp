@@ -1,0 +1,233 @@
+#include "eval/decision_tree.hpp"
+
+#include "ir/error.hpp"
+#include "ir/simplify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+namespace tv {
+
+namespace {
+
+Comparison feature(Feature f, int tm = 0, int tn = 0) {
+  Comparison c;
+  c.feature = f;
+  c.tile_m = tm;
+  c.tile_n = tn;
+  return c;
+}
+
+/// The best split of one node.
+struct Split {
+  double gain = 0;
+  std::size_t feature = 0;
+  std::int64_t threshold = 0;
+  std::vector<std::size_t> left, right;
+};
+
+struct Node {
+  std::vector<std::size_t> items; ///< indices into the scorer's rows
+  Condition path;
+  int config = -1;
+  double cost = 0;
+  std::optional<Split> split; ///< best split, computed once
+};
+
+class TreeFitter {
+public:
+  TreeFitter(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
+             const std::vector<double>& cost, const TreeOptions& o)
+      : shapes_(shapes), configs_(configs), o_(o), cols_(configs.size()), logt_(cost) {}
+
+  /// Best config of `items` and its cost.
+  std::pair<int, double> leaf(const std::vector<std::size_t>& items) const {
+    std::vector<double> sum(cols_, 0.0);
+    for (std::size_t i : items)
+      for (std::size_t c = 0; c < cols_; ++c)
+        sum[c] += logt_[i * cols_ + c];
+    const auto it = std::min_element(sum.begin(), sum.end());
+    return {int(it - sum.begin()), *it};
+  }
+
+  std::optional<Split> best_split(const Node& n) const {
+    std::optional<Split> best;
+    const std::size_t m = n.items.size();
+    if (m < 2 * std::size_t(std::max(1, o_.min_leaf_shapes))) return best;
+    std::vector<double> prefix(cols_), total(cols_, 0.0);
+    for (std::size_t i : n.items)
+      for (std::size_t c = 0; c < cols_; ++c)
+        total[c] += logt_[i * cols_ + c];
+    for (std::size_t f = 0; f < o_.features.size(); ++f) {
+      std::vector<std::pair<std::int64_t, std::size_t>> order;
+      for (std::size_t i : n.items)
+        order.push_back({o_.features[f].value_of(shape(i)), i});
+      std::sort(order.begin(), order.end());
+      std::fill(prefix.begin(), prefix.end(), 0.0);
+      for (std::size_t k = 0; k + 1 < m; ++k) {
+        const std::size_t i = order[k].second;
+        for (std::size_t c = 0; c < cols_; ++c)
+          prefix[c] += logt_[i * cols_ + c];
+        if (order[k].first == order[k + 1].first) continue;
+        if (k + 1 < std::size_t(o_.min_leaf_shapes) || m - k - 1 < std::size_t(o_.min_leaf_shapes))
+          continue;
+        double left = std::numeric_limits<double>::infinity(), right = left;
+        for (std::size_t c = 0; c < cols_; ++c) {
+          left = std::min(left, prefix[c]);
+          right = std::min(right, total[c] - prefix[c]);
+        }
+        const double gain = n.cost - left - right;
+        if (gain > 1e-12 && (!best || gain > best->gain + 1e-12)) {
+          Split s;
+          s.gain = gain;
+          s.feature = f;
+          const std::int64_t a = order[k].first, b = order[k + 1].first;
+          s.threshold = a + (b - a - 1) / 2; // halfway, as an integer: a <= t < b
+          best = s;
+        }
+      }
+    }
+    if (best) {
+      const Comparison& fc = o_.features[best->feature];
+      for (std::size_t i : n.items)
+        (fc.value_of(shape(i)) <= best->threshold ? best->left : best->right).push_back(i);
+    }
+    return best;
+  }
+
+  Program fit() {
+    std::vector<Node> leaves(1);
+    leaves[0].items.resize(shapes_.size());
+    std::iota(leaves[0].items.begin(), leaves[0].items.end(), std::size_t(0));
+    std::tie(leaves[0].config, leaves[0].cost) = leaf(leaves[0].items);
+    leaves[0].split = best_split(leaves[0]);
+    while (int(leaves.size()) < std::max(1, o_.max_leaves)) {
+      std::ptrdiff_t pick = -1;
+      for (std::size_t k = 0; k < leaves.size(); ++k)
+        if (leaves[k].split &&
+            (pick < 0 || leaves[k].split->gain > leaves[std::size_t(pick)].split->gain))
+          pick = std::ptrdiff_t(k);
+      if (pick < 0) break;
+      Node parent = std::move(leaves[std::size_t(pick)]);
+      leaves.erase(leaves.begin() + pick);
+      Comparison le = o_.features[parent.split->feature];
+      le.op = CmpOp::le;
+      le.value = parent.split->threshold;
+      Comparison gt = le;
+      gt.op = CmpOp::gt;
+      Node l, r;
+      l.items = std::move(parent.split->left);
+      r.items = std::move(parent.split->right);
+      l.path = r.path = parent.path;
+      l.path.terms.push_back(le);
+      r.path.terms.push_back(gt);
+      for (Node* c : {&l, &r}) {
+        std::tie(c->config, c->cost) = leaf(c->items);
+        c->split = best_split(*c);
+      }
+      // Keep leaves in tree order (left before right) so the program reads like the tree.
+      leaves.insert(leaves.begin() + pick, std::move(r));
+      leaves.insert(leaves.begin() + pick, std::move(l));
+    }
+    Program p;
+    const auto& configs = configs_;
+    for (std::size_t k = 0; k + 1 < leaves.size(); ++k)
+      p.rules.push_back(Rule{leaves[k].path, configs[std::size_t(leaves[k].config)]});
+    p.default_config = configs[std::size_t(leaves.back().config)];
+    return simplify(p);
+  }
+
+private:
+  const Shape& shape(std::size_t i) const { return shapes_[i]; }
+
+  const std::vector<Shape>& shapes_;
+  const std::vector<Config>& configs_;
+  const TreeOptions& o_;
+  std::size_t cols_ = 0;
+  const std::vector<double>& logt_; ///< cost (weight x log time), items x configs
+};
+
+} // namespace
+
+std::vector<Comparison> default_tree_features() {
+  return {feature(Feature::M),          feature(Feature::N),
+          feature(Feature::K),          feature(Feature::MN),
+          feature(Feature::tiles, 64, 64), feature(Feature::tiles, 128, 128)};
+}
+
+std::vector<Comparison> parse_tree_features(const std::string& text) {
+  std::vector<Comparison> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    Comparison c;
+    int a = 0, b = 0;
+    char rest = 0;
+    if (name == "M" || name == "N" || name == "K") {
+      c = feature(Feature(name == "M" ? 0 : name == "N" ? 1 : 2));
+    } else if (name == "MN") {
+      c = feature(Feature::MN);
+    } else if (std::sscanf(name.c_str(), "tiles%dx%d%c", &a, &b, &rest) == 2 && a >= 1 &&
+               b >= 1 && a <= kMaxTileSize && b <= kMaxTileSize) {
+      c = feature(Feature::tiles, a, b);
+    } else {
+      throw InputError(fmt::format("unknown tree feature '{}' (expected M, N, K, MN or tilesAxB, "
+                                   "e.g. tiles64x64)",
+                                   name));
+    }
+    for (const auto& o : out)
+      if (o.same_feature(c)) throw InputError(fmt::format("tree feature '{}' given twice", name));
+    out.push_back(c);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string tree_features_text(const std::vector<Comparison>& features) {
+  std::string out;
+  for (const auto& f : features) {
+    if (!out.empty()) out += ',';
+    if (f.feature == Feature::MN)
+      out += "MN";
+    else if (f.feature == Feature::tiles)
+      out += fmt::format("tiles{}x{}", f.tile_m, f.tile_n);
+    else
+      out += feature_name(f.feature);
+  }
+  return out;
+}
+
+Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
+                 const std::vector<double>& cost, const TreeOptions& options) {
+  if (shapes.empty() || configs.empty() || cost.size() != shapes.size() * configs.size())
+    throw std::invalid_argument("fit_tree: the cost table must be shapes x configs, non-empty");
+  TreeOptions o = options;
+  if (o.features.empty()) o.features = default_tree_features();
+  return TreeFitter(shapes, configs, cost, o).fit();
+}
+
+Program fit_decision_tree(const Scorer& train, const TreeOptions& options) {
+  const TimeTable& t = train.table();
+  const std::size_t cols = t.configs().size();
+  std::vector<Shape> shapes;
+  std::vector<double> cost(train.rows().size() * cols);
+  for (std::size_t i = 0; i < train.rows().size(); ++i) {
+    shapes.push_back(t.shapes()[train.rows()[i]]);
+    for (std::size_t c = 0; c < cols; ++c) {
+      const double v = t.time(train.rows()[i], c);
+      // Pairs that cannot run cost as if e^1000 times slower: never chosen while another runs.
+      cost[i * cols + c] = train.weights()[i] * (std::isfinite(v) ? std::log(v) : 1e3);
+    }
+  }
+  return fit_tree(shapes, t.configs(), cost, options);
+}
+
+} // namespace tv

@@ -1,0 +1,43 @@
+#pragma once
+/// The decision-tree baseline, AutoHeuristic style: a tree fitted on the exhaustive training
+/// table (every config timed on every training shape) whose leaves are configs, grown greedily
+/// best-first to a leaf limit, and written as a rule program of the IR.
+///
+/// A node's config is its best single config (least weighted sum of log times over its shapes);
+/// a split `feature <= t` is chosen to lower that sum the most, with t halfway between two
+/// neighbouring training values (as scikit-learn's trees place their thresholds). Features are
+/// M, N, K and derived ones (M * N, tile counts of reference tiles).
+#include "eval/score.hpp"
+#include "ir/program.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// What a tree may split on and how big it may grow.
+struct TreeOptions {
+  int max_leaves = 8;
+  int min_leaf_shapes = 1; ///< no leaf smaller than this
+  /// The features, as comparisons whose op and value are ignored (tile sizes matter).
+  std::vector<Comparison> features;
+};
+
+/// The default features: M, N, K, M * N, and the tile counts of 64x64 and 128x128 tiles.
+std::vector<Comparison> default_tree_features();
+/// Parses a feature list like "M,N,K,MN,tiles64x64" ("tilesAxB" for cdiv(M, A) * cdiv(N, B));
+/// throws InputError for an unknown or repeated name.
+std::vector<Comparison> parse_tree_features(const std::string& text);
+/// The names of `features` as parse_tree_features reads them.
+std::string tree_features_text(const std::vector<Comparison>& features);
+
+/// Fits the tree on the training rows of `train` and returns it as a simplified program
+/// (one rule per leaf but the last, which becomes the default).
+Program fit_decision_tree(const Scorer& train, const TreeOptions& options);
+
+/// The same fit on any cost table: `cost[i * configs.size() + c]` is what config c costs on
+/// shape i (e.g. weight x log time; lower is better); empty features mean the defaults.
+Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
+                 const std::vector<double>& cost, const TreeOptions& options);
+
+} // namespace tv

@@ -1,0 +1,137 @@
+// Line diff (longest common subsequence over lines, compared without trailing whitespace) and
+// its conversion to SEARCH/REPLACE blocks with just enough context to be unique.
+//
+// Blocks are generated in order on the running text (the text after the earlier blocks were
+// applied), so each block's uniqueness is checked against exactly the text it will meet.
+// The context is the fewest unchanged neighbouring lines (those after the change preferred) that
+// make the SEARCH lines occur once in the running text; at worst the whole text.
+#include "ir/line_diff.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace tv {
+
+namespace {
+
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
+                        s.back() == '\f' || s.back() == '\v'))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> lines_of(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::string_view line = s.substr(start, end - start);
+    while (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    out.emplace_back(line);
+    start = end + 1;
+  }
+  return out;
+}
+
+bool same(const std::string& a, const std::string& b) {
+  return rtrim(a) == rtrim(b);
+}
+
+/// A changed run: old lines [a0, a1) become new lines [b0, b1).
+struct Hunk {
+  std::size_t a0, a1, b0, b1;
+};
+
+std::vector<Hunk> hunks(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  const std::size_t n = a.size(), m = b.size();
+  // lcs[i][j]: length of the LCS of a[i..] and b[j..].
+  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      lcs[i][j] = same(a[i], b[j]) ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  std::vector<Hunk> out;
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && same(a[i], b[j])) {
+      ++i;
+      ++j;
+      continue;
+    }
+    Hunk h{i, i, j, j};
+    while ((i < n || j < m) && !(i < n && j < m && same(a[i], b[j]))) {
+      if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]))
+        ++j;
+      else
+        ++i;
+    }
+    h.a1 = i;
+    h.b1 = j;
+    out.push_back(h);
+  }
+  return out;
+}
+
+int occurrences(const std::vector<std::string>& text, std::size_t from, std::size_t to) {
+  const std::size_t len = to - from;
+  if (len == 0) return 0;
+  int count = 0;
+  for (std::size_t i = 0; i + len <= text.size(); ++i) {
+    bool eq = true;
+    for (std::size_t k = 0; k < len && eq; ++k)
+      eq = same(text[i + k], text[from + k]);
+    count += eq;
+  }
+  return count;
+}
+
+std::string join(const std::vector<std::string>& v, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to; ++i) {
+    out += v[i];
+    out += '\n';
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<DiffBlock> diff_lines(std::string_view from, std::string_view to) {
+  const std::vector<std::string> a = lines_of(from), b = lines_of(to);
+  std::vector<DiffBlock> out;
+  std::vector<std::string> running = a;
+  std::ptrdiff_t shift = 0; // running index = old index + shift
+  for (const Hunk& h : hunks(a, b)) {
+    std::size_t s0 = std::size_t(std::ptrdiff_t(h.a0) + shift);
+    std::size_t s1 = std::size_t(std::ptrdiff_t(h.a1) + shift);
+    // The least context that makes the SEARCH lines non-empty and unique in the running text;
+    // at equal size, lines after the change first (an inserted rule is anchored on the line it
+    // goes before, which an edit of the rule above leaves alone).
+    std::size_t before = s0, after = running.size() - s1; // the whole text
+    bool found = false;
+    for (std::size_t total = 0; !found && total <= running.size(); ++total)
+      for (std::size_t a = std::min(total, running.size() - s1) + 1; a-- > 0 && !found;) {
+        const std::size_t b = total - a;
+        if (b > s0) continue;
+        if (occurrences(running, s0 - b, s1 + a) == 1) {
+          before = b;
+          after = a;
+          found = true;
+        }
+      }
+    DiffBlock block;
+    block.search = join(running, s0 - before, s1 + after);
+    block.replace =
+        join(running, s0 - before, s0) + join(b, h.b0, h.b1) + join(running, s1, s1 + after);
+    out.push_back(block);
+    running.erase(running.begin() + std::ptrdiff_t(s0), running.begin() + std::ptrdiff_t(s1));
+    running.insert(running.begin() + std::ptrdiff_t(s0), b.begin() + std::ptrdiff_t(h.b0),
+                   b.begin() + std::ptrdiff_t(h.b1));
+    shift += std::ptrdiff_t(h.b1 - h.b0) - std::ptrdiff_t(h.a1 - h.a0);
+  }
+  return out;
+}
+
+} // namespace tv

@@ -1,0 +1,89 @@
+#include "evolve/mutators/exchange_log.hpp"
+#include "ir/error.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+using namespace tv;
+
+namespace {
+
+ExchangeRecord record(std::uint64_t n, int attempt, bool final, FailureKind f) {
+  // Built by initialisation: assigning the literals makes GCC 12 raise a false -Wrestrict.
+  ExchangeRecord r{n, std::string("m"), std::string(),
+                   fmt::format(R"({{"model":"m","seed":{}}})", n), ChatAttempt{}};
+  r.digest = body_digest(r.body);
+  r.attempt.attempt = attempt;
+  r.attempt.final = final;
+  r.attempt.failure = f;
+  r.attempt.status = f == FailureKind::none ? 200 : 500;
+  r.attempt.content = std::string(f == FailureKind::none ? "reply \xc3\xa9" : "");
+  r.attempt.error = std::string(f == FailureKind::none ? "" : "HTTP 500");
+  r.attempt.prompt_tokens = 10;
+  r.attempt.latency_s = 0.25;
+  return r;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+TEST_CASE("exchange_log: records round-trip and group by request") {
+  const std::string text = record_line(record(0, 0, false, FailureKind::server_error)) +
+                           record_line(record(1, 0, true, FailureKind::none)) +
+                           record_line(record(0, 1, true, FailureKind::none));
+  const auto rec = ExchangeRecording::parse(text, "log");
+  CHECK(rec.size() == 2);
+  REQUIRE(rec.of(0).size() == 2);
+  CHECK(rec.answered(0));
+  CHECK(rec.of(0)[0].attempt.failure == FailureKind::server_error);
+  CHECK(rec.of(0)[1].attempt.content == "reply \xc3\xa9");
+  CHECK(rec.of(0)[1].body == R"({"model":"m","seed":0})");
+  CHECK(rec.of(1)[0].attempt.latency_s == 0.25);
+  CHECK_FALSE(rec.answered(7));
+  CHECK(rec.of(7).empty());
+}
+
+TEST_CASE("exchange_log: a line cut off by a kill is not recorded, other damage is an error") {
+  const std::string good = record_line(record(0, 0, true, FailureKind::none));
+  const std::string torn = record_line(record(1, 0, true, FailureKind::none));
+  std::uint64_t valid = 0;
+  const auto rec = ExchangeRecording::parse(good + torn.substr(0, 30), "log", &valid);
+  CHECK(rec.size() == 1);
+  CHECK(valid == good.size());
+  CHECK_THROWS_WITH_AS(ExchangeRecording::parse(good + "{oops}\n", "run/llm.ndjson"),
+                       "run/llm.ndjson:2: not a JSON object (a corrupt exchange record)",
+                       InputError);
+  // Attempts must come in order, none after the final one.
+  CHECK_THROWS_AS(ExchangeRecording::parse(record_line(record(0, 1, true, FailureKind::none)), "l"),
+                  InputError);
+  CHECK_THROWS_AS(ExchangeRecording::parse(good + good, "l"), InputError);
+}
+
+TEST_CASE("exchange_log: the writer appends flushed lines and keeps a valid prefix") {
+  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_exchange_log_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "x.ndjson").string();
+  {
+    ExchangeWriter w(path, 0);
+    w.append(record(0, 0, true, FailureKind::none));
+    CHECK(read(path) == record_line(record(0, 0, true, FailureKind::none))); // flushed already
+  }
+  const std::uint64_t keep = read(path).size();
+  std::ofstream(path, std::ios::app) << "{\"torn"; // a kill in the middle of a line
+  {
+    ExchangeWriter w(path, keep);
+    w.append(record(1, 0, true, FailureKind::none));
+  }
+  CHECK(ExchangeRecording::load(path, false).size() == 2);
+  CHECK(ExchangeRecording::load((dir / "none").string(), true).size() == 0);
+  CHECK_THROWS_AS(ExchangeRecording::load((dir / "none").string(), false), InputError);
+}

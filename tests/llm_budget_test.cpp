@@ -1,0 +1,35 @@
+#include "evolve/mutators/llm_budget.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace tv;
+
+TEST_CASE("llm_budget: requests, tokens and failures in a row stop with their reason") {
+  LlmBudget requests({3, 0, 0});
+  CHECK(requests.remaining_requests() == 3);
+  requests.charge(true, 10, "");
+  requests.charge(true, 10, "");
+  CHECK(requests.exhausted().empty());
+  requests.charge(false, 0, "timeout");
+  CHECK(requests.exhausted() == "request budget spent: 3 of 3 requests");
+  CHECK(requests.remaining_requests() == 0);
+
+  LlmBudget tokens({0, 10000, 0});
+  CHECK(tokens.remaining_requests() == -1);
+  tokens.charge(true, 6000, "");
+  CHECK(tokens.exhausted().empty());
+  tokens.charge(true, 4500, "");
+  CHECK(tokens.exhausted() == "token budget spent: 10,500 of 10,000 tokens");
+
+  LlmBudget failures({0, 0, 2});
+  failures.charge(false, 0, "connection after 5 attempts: could not connect");
+  failures.charge(true, 1, "");
+  failures.charge(false, 0, "x");
+  CHECK(failures.exhausted().empty()); // not in a row
+  failures.charge(false, 0, "connection after 5 attempts: could not connect");
+  CHECK(failures.exhausted() == "the LLM server failed 2 requests in a row (last: connection "
+                                "after 5 attempts: could not connect)");
+  LlmBudget restored({0, 0, 2});
+  restored.restore(failures.to_json());
+  CHECK(restored.exhausted() == failures.exhausted());
+}
