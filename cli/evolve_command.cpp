@@ -6,12 +6,15 @@
 #include "eval/backends/measured_backend.hpp"
 #include "eval/baselines.hpp"
 #include "eval/decision_tree.hpp"
+#include "eval/export_provenance.hpp"
 #include "eval/noise.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/summary.hpp"
 #include "ir/error.hpp"
+#include "ir/exporters/vllm_exporter.hpp"
+#include "ir/version.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -34,7 +37,8 @@ struct EvolveOptions {
   bool json = false;
   bool quiet = false;
   LlmOptions llm;
-  std::string model_alias; ///< --model: --llm-model or --preset, by context
+  std::string model_alias;              ///< --model: --llm-model or --preset, by context
+  std::vector<std::string> export_vllm; ///< "N,K[,E]" each
   // Measured runs (and replays of them).
   std::string probe_backend = "measured";
   bool full_baselines = false;
@@ -42,6 +46,41 @@ struct EvolveOptions {
   double noise_threshold = -1; ///< -1: the measured spread
   int confirm = -1;            ///< -1: 1 on a noisy backend, else 0
 };
+
+/// The vLLM exports asked for with --export-vllm, checked before the run starts.
+std::vector<VllmExportOptions> vllm_targets(const EvolveOptions& o, const Problem& problem) {
+  std::vector<VllmExportOptions> out;
+  for (const auto& t : o.export_vllm) {
+    std::vector<std::int64_t> v;
+    std::size_t start = 0;
+    bool ok = true;
+    while (ok && start <= t.size()) {
+      const std::size_t end = std::min(t.find(',', start), t.size());
+      const std::string item = t.substr(start, end - start);
+      ok = !item.empty() && item.size() < 12 &&
+           item.find_first_not_of("0123456789") == std::string::npos && std::stoll(item) > 0;
+      if (ok) v.push_back(std::stoll(item));
+      start = end + 1;
+    }
+    if (!ok || v.size() < 2 || v.size() > 3)
+      throw InputError(
+          fmt::format("--export-vllm '{}': expected N,K or N,K,E (positive integers)", t));
+    VllmExportOptions e;
+    e.N = v[0];
+    e.K = v[1];
+    if (v.size() == 3) e.E = v[2];
+    const auto device = vllm_device_name(problem.gpu.name);
+    if (!device)
+      throw InputError(fmt::format("--export-vllm: no vLLM device name is known for GPU '{}'; "
+                                   "export afterwards with tilevolve export RUN_DIR --format vllm "
+                                   "--device NAME",
+                                   problem.gpu.name));
+    e.device = *device;
+    out.push_back(e);
+  }
+  if (!out.empty() && o.out.empty()) throw InputError("--export-vllm needs --out DIR");
+  return out;
+}
 
 /// Flags that only an LLM run reads.
 const char* const kLlmFlags[] = {
@@ -193,6 +232,7 @@ void run_evolve(EvolveOptions o) {
     if (o.confirm < 0) o.confirm = backend.noisy() ? 1 : 0;
     o.evo.confirm_samples = o.confirm;
   }
+  const auto vllm = vllm_targets(o, *problem);
   std::unique_ptr<Mutator> mutator;
   LlmMutator* llm_mutator = nullptr;
   if (llm) {
@@ -252,6 +292,19 @@ void run_evolve(EvolveOptions o) {
   if (!o.out.empty()) {
     atomic_write(o.out + "/summary.json", summary.dump(2) + "\n");
     atomic_write(o.out + "/summary.txt", text);
+    for (const auto& v : vllm) {
+      // exports/vllm/ is a config folder: point VLLM_TUNED_CONFIG_FOLDER at it.
+      const VllmExport e = export_vllm(r.best_simplified, v);
+      const ExportInfo info =
+          export_info(*problem, r.best_train, r.best_test,
+                      fmt::format("tilevolve {} (tilevolve evolve --export-vllm)", version()),
+                      fmt::format("run directory {}: its best program (simplified)", o.out));
+      const std::string dir = o.out + "/exports/vllm";
+      std::filesystem::create_directories(dir);
+      atomic_write(dir + "/" + e.file_name, e.json);
+      atomic_write(dir + "/" + e.file_name.substr(0, e.file_name.size() - 5) + ".provenance.txt",
+                   vllm_provenance_text(r.best_simplified, info, e));
+    }
   }
   if (o.json)
     fmt::print("{}\n", summary.dump(2));
@@ -319,12 +372,19 @@ void add_evolve_command(CLI::App& app) {
                   "programs between checkpoints in the run directory")
       ->capture_default_str();
   cmd->add_option("--out", o->out,
-                  "run directory: config, events.ndjson, checkpoint, best program, lineage, "
-                  "summary");
+                  "run directory: config, events.ndjson, checkpoint, best program, its exports "
+                  "(exports/: C++, Python, Triton, JSON), lineage, summary");
   cmd->add_option("--resume", o->resume,
                   "continue the run in this directory from its checkpoint (all settings come "
                   "from its config.json)");
   add_llm_options(*cmd, o->llm);
+  cmd->add_option("--export-vllm", o->export_vllm,
+                  "also write the best program as a vLLM per-M config for the GEMM N,K (or the "
+                  "MoE layer N,K,E) into DIR/exports/vllm/ (needs --out; the device name comes "
+                  "from the GPU profile); repeat for more. exports/ always holds best.hpp, "
+                  "best_heuristic.py, best_triton.py and best.json")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   // Measured runs.

@@ -5,11 +5,14 @@
 #include "cli/devices_command.hpp"
 #include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/export_command.hpp"
+#include "cli/import_command.hpp"
 #include "cli/lecture_command.hpp"
 #include "cli/measure_command.hpp"
 #include "cli/score_command.hpp"
 #include "cli/splits_command.hpp"
 #include "ir/error.hpp"
+#include "ir/version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -18,7 +21,7 @@ int main(int argc, char** argv) {
   CLI::App app{"tilevolve: evolve GEMM tiling heuristics (rule programs that pick BM, BN, BK, "
                "warps, stages, group per shape) and compare them with baselines"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tilevolve 0.1.0");
+  app.set_version_flag("--version", "tilevolve " + std::string(tv::version()));
   tv::add_evolve_command(app);
   tv::add_baselines_command(app);
   tv::add_score_command(app);
@@ -27,6 +30,8 @@ int main(int argc, char** argv) {
   tv::add_splits_command(app);
   tv::add_devices_command(app);
   tv::add_measure_command(app);
+  tv::add_export_command(app);
+  tv::add_import_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

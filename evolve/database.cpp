@@ -379,7 +379,7 @@ ProgramDatabase ProgramDatabase::from_json(const nlohmann::json& j) {
   for (std::size_t k = 0; k < grid.size(); ++k) {
     const std::string w = "grid[" + std::to_string(k) + "]";
     const Cell key{int(get_int(grid[k], "rules", w, 0, 5)),
-                   int(get_int(grid[k], "features", w, 0, 7))};
+                   int(get_int(grid[k], "features", w, 0, 31))};
     Candidate c = candidate_from_json(field(grid[k], "elite", w), w + ".elite", n);
     if (cell(c.program) != key) fail(w + " elite does not belong to its cell");
     if (!db.grid_.empty() && !(db.grid_.back().first < key)) fail(w + " is out of order");

@@ -55,7 +55,8 @@ public:
   std::size_t size() const;
   /// Number of islands.
   int islands() const;
-  /// MAP-Elites cell of a program: (rule-count bucket, bitmask of features M=1 N=2 K=4 used).
+  /// MAP-Elites cell of a program: (rule-count bucket, bitmask of features used: M=1 N=2 K=4,
+  /// M * N=8, tile counts=16).
   static std::pair<int, int> cell(const Program& p);
   /// Number of occupied grid cells.
   std::size_t occupied_cells() const;

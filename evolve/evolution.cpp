@@ -4,6 +4,7 @@
 #include "evolve/candidate_merge.hpp"
 #include "evolve/mutators/reply_parser.hpp"
 #include "evolve/run_dir.hpp"
+#include "evolve/run_exports.hpp"
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
@@ -786,6 +787,7 @@ EvolutionResult Evolution::finish() {
     s.events->sync();
     atomic_write(dir_ + "/best.py", print_program(r.best.program));
     atomic_write(dir_ + "/best_simplified.py", print_program(r.best_simplified));
+    write_run_exports(dir_, *problem_, r);
     std::ostringstream graphml, dot;
     s.lineage.write_graphml(graphml);
     s.lineage.write_dot(dot);
