@@ -2,8 +2,12 @@
 
 #include "cli/llm_options.hpp"
 #include "cli/problem_options.hpp"
+#include "cli/worker_options.hpp"
+#include "eval/backends/measured_backend.hpp"
 #include "eval/baselines.hpp"
+#include "eval/decision_tree.hpp"
 #include "eval/export_provenance.hpp"
+#include "eval/noise.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
@@ -35,6 +39,12 @@ struct EvolveOptions {
   LlmOptions llm;
   std::string model_alias;              ///< --model: --llm-model or --preset, by context
   std::vector<std::string> export_vllm; ///< "N,K[,E]" each
+  // Measured runs (and replays of them).
+  std::string probe_backend = "measured";
+  bool full_baselines = false;
+  int noise_reps = -1;         ///< -1: 5 on a noisy backend, else 0
+  double noise_threshold = -1; ///< -1: the measured spread
+  int confirm = -1;            ///< -1: 1 on a noisy backend, else 0
 };
 
 /// The vLLM exports asked for with --export-vllm, checked before the run starts.
@@ -79,12 +89,56 @@ const char* const kLlmFlags[] = {
     "--llm-ca-cert",         "--max-requests",     "--max-tokens",      "--llm-max-failures",
     "--temperature",         "--max-reply-tokens", "--prompts",         "--prompt-mode"};
 
+/// The run directory's record of how a measured run starts its workers (not part of the
+/// run's fingerprint: a resumed run may use other machines, but must read the same cache).
+constexpr const char* kMeasuredSettings = "measured.json";
+
+void save_measured_settings(const EvolveOptions& o) {
+  const PoolOptions& w = o.spec.workers;
+  const nlohmann::json j{{"cache", std::filesystem::absolute(o.spec.cache).string()},
+                         {"worker_cmd", w.command},
+                         {"devices", w.devices},
+                         {"worker_timeout", w.timeout_s},
+                         {"reps", w.reps},
+                         {"warmup", w.warmup},
+                         {"noise_reps", o.noise_reps}};
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec); // the run creates it too; we write first
+  atomic_write(o.out + "/" + kMeasuredSettings, j.dump(2) + "\n");
+}
+
+/// Reads measured.json into `o`; worker options given on the command line (`given`) win.
+void load_measured_settings(const std::string& dir, EvolveOptions& o, const PoolOptions& given,
+                            bool cmd_given, bool devices_given, bool timeout_given) {
+  const std::string path = dir + "/" + kMeasuredSettings;
+  const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("cache") || !j["cache"].is_string())
+    throw InputError(fmt::format("{}: not a measured run's settings (need \"cache\")", path));
+  try {
+    o.spec.cache = j["cache"].get<std::string>();
+    o.spec.workers.command = cmd_given ? given.command : j.value("worker_cmd", std::string());
+    o.spec.workers.devices =
+        devices_given ? given.devices : j.value("devices", std::vector<std::string>{});
+    o.spec.workers.timeout_s = timeout_given ? given.timeout_s : j.value("worker_timeout", 120.0);
+    o.spec.workers.reps = j.value("reps", 20);
+    o.spec.workers.warmup = j.value("warmup", 5);
+    o.noise_reps = j.value("noise_reps", -1);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(fmt::format("{}: a field has the wrong type", path));
+  }
+}
+
 /// Fills the problem and evolution options from the run directory's config.json; returns it.
 nlohmann::json read_run_config(const std::string& dir, EvolveOptions& o) {
   const auto cfg = nlohmann::json::parse(read_file(dir + "/config.json"), nullptr, false);
   if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
     throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", dir));
+  // How workers start and which cache they use come from measured.json, not config.json.
+  const PoolOptions workers = o.spec.workers;
+  const std::string cache = o.spec.cache;
   o.spec = problem_spec_from_json(cfg["problem"], dir + "/config.json");
+  o.spec.workers = workers;
+  o.spec.cache = cache;
   o.evo = EvolutionOptions::from_json(cfg["options"]);
   return cfg;
 }
@@ -92,14 +146,34 @@ nlohmann::json read_run_config(const std::string& dir, EvolveOptions& o) {
 void print_progress(const Progress& p) {
   const double rate = p.seconds > 0 ? p.done / p.seconds : 0;
   const double eta = rate > 0 ? (p.budget - p.done) / rate : 0;
+  // A table of what was measured so far has no oracle yet for a new best's configs.
+  const std::string fraction =
+      p.best_fraction > 0 ? fmt::format(" ({:.1f}% of oracle)", 100 * p.best_fraction) : "";
   std::fprintf(stderr,
-               "\r[%6lld/%lld] %7.0f programs/s  best train %.3fx (%.1f%% of oracle)  "
-               "kernel runs %lld  ETA %.1fs   ",
-               p.done, p.budget, rate, p.best_score, 100 * p.best_fraction, p.kernel_runs, eta);
+               "\r[%6lld/%lld] %7.0f programs/s  best train %.3fx%s  kernel runs %lld  "
+               "ETA %.1fs   ",
+               p.done, p.budget, rate, p.best_score, fraction.c_str(), p.kernel_runs, eta);
   std::fflush(stderr);
 }
 
+/// For a table of what was measured: measure the best program on every shape and the
+/// baselines chosen on the training shapes (best single config, per-M table, decision tree)
+/// on the test shapes too, and the vendor library,
+/// then score the best program on the table that results.
+void complete_measured(Problem& p, EvolutionResult& r) {
+  if (p.backend->complete_table()) return;
+  refresh_table(p, {r.best.program});
+  const Program single = best_single_config(*p.train);
+  const Program per_m = per_m_table(*p.train);
+  const Program tree = fit_decision_tree(*p.train, TreeOptions{});
+  refresh_table(p, {r.best.program, single, per_m, tree});
+  p.backend->time_vendor(p.table->shapes());
+  r.best_train = p.train->score(r.best.program);
+  r.best_test = p.test->score(r.best.program);
+}
+
 void run_evolve(EvolveOptions o) {
+  const bool interactive = !o.quiet && !o.json && ::isatty(::fileno(stderr));
   std::string replay_dir;
   const bool server = wants_llm_server(o.llm, replay_dir);
   // --resume and --llm replay: take every setting from a run's own config.json.
@@ -129,7 +203,35 @@ void run_evolve(EvolveOptions o) {
     llm = llm_settings_from_flags(o.llm);
   }
   if (!o.resume.empty()) o.out = o.resume;
+  check_worker_options(o.spec.workers);
+  if (o.probe_backend != "analytic" && o.probe_backend != "measured")
+    throw InputError(
+        fmt::format("--probe-backend must be analytic or measured, got '{}'", o.probe_backend));
+  if (recorded_dir.empty()) o.evo.cascade.analytic_probes = o.probe_backend == "analytic";
+  o.spec.workers.progress = interactive;
   auto problem = load_problem(o.spec);
+  TimingBackend& backend = *problem->backend;
+  if (o.full_baselines && !backend.complete_table()) {
+    fmt::print(stderr,
+               "tilevolve: measuring the full table first: {} (shape, config) pairs, each a "
+               "kernel run unless the cache has it\n",
+               full_table_pairs(*problem));
+    refresh_table(*problem, {}, true);
+  }
+  // Noise: one typical kernel timed several times; a gain must beat its spread.
+  if (o.noise_reps < 0) o.noise_reps = backend.noisy() ? 5 : 0;
+  std::optional<NoiseEstimate> noise;
+  if (o.noise_reps > 0) {
+    const Shape& s = problem->shape(noise_row(*problem));
+    noise = estimate_noise(backend, s, problem->expert.choose(s), o.noise_reps);
+    if (!noise->valid) throw InputError(noise->text());
+  }
+  if (recorded_dir.empty()) {
+    if (o.noise_threshold < 0) o.noise_threshold = noise ? noise->spread : 0.0;
+    o.evo.noise_threshold = o.noise_threshold;
+    if (o.confirm < 0) o.confirm = backend.noisy() ? 1 : 0;
+    o.evo.confirm_samples = o.confirm;
+  }
   const auto vllm = vllm_targets(o, *problem);
   std::unique_ptr<Mutator> mutator;
   LlmMutator* llm_mutator = nullptr;
@@ -158,16 +260,38 @@ void run_evolve(EvolveOptions o) {
     mutator = std::make_unique<MockLlm>(problem->gpu, mock_options_for(*problem, mo));
   }
   Evolution evo(*problem, *mutator, o.evo, o.out);
-  if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) evo.on_progress(print_progress);
-  const EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
-  if (!o.quiet && !o.json && ::isatty(::fileno(stderr))) std::fprintf(stderr, "\n");
+  if (interactive) evo.on_progress(print_progress);
+  if (o.resume.empty() && !o.out.empty() && o.spec.backend == "measured") save_measured_settings(o);
+  EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
+  if (interactive) std::fprintf(stderr, "\n");
+  complete_measured(*problem, r);
   const auto baselines =
       compute_baselines(*problem->train, *problem->test, problem->expert, problem->backend.get());
   auto summary = summary_json(*problem, r, baselines);
   if (llm_mutator) summary["llm_answered_from_recording"] = llm_mutator->answered_from_recording();
+  std::string extra;
+  if (noise) {
+    summary["noise"] = noise->to_json();
+    summary["noise"]["threshold"] = o.evo.noise_threshold;
+    summary["noise"]["confirm_samples"] = o.evo.confirm_samples;
+    extra +=
+        fmt::format("\nNoise: {}; a child must beat its parent (and a new best the best) "
+                    "by more than {:.2f}%{}\n",
+                    noise->text(), 100 * o.evo.noise_threshold,
+                    o.evo.confirm_samples > 0
+                        ? fmt::format(", and a new best is re-measured {} more time{} "
+                                      "before it is accepted",
+                                      o.evo.confirm_samples, o.evo.confirm_samples == 1 ? "" : "s")
+                        : "");
+  }
+  if (const auto* m = dynamic_cast<const MeasuredBackend*>(problem->backend.get())) {
+    summary["measurement"] = m->report_json();
+    extra += "\nMeasurement:\n" + m->report_text();
+  }
+  const std::string text = summary_text(*problem, r, baselines) + extra;
   if (!o.out.empty()) {
     atomic_write(o.out + "/summary.json", summary.dump(2) + "\n");
-    atomic_write(o.out + "/summary.txt", summary_text(*problem, r, baselines));
+    atomic_write(o.out + "/summary.txt", text);
     for (const auto& v : vllm) {
       // exports/vllm/ is a config folder: point VLLM_TUNED_CONFIG_FOLDER at it.
       const VllmExport e = export_vllm(r.best_simplified, v);
@@ -185,7 +309,7 @@ void run_evolve(EvolveOptions o) {
   if (o.json)
     fmt::print("{}\n", summary.dump(2));
   else
-    fmt::print("{}{}{}", summary_text(*problem, r, baselines),
+    fmt::print("{}{}{}", text,
                llm_mutator && llm_mutator->answered_from_recording() > 0
                    ? fmt::format("LLM requests answered from the recording: {}\n",
                                  llm_mutator->answered_from_recording())
@@ -263,6 +387,27 @@ void add_evolve_command(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
+  // Measured runs.
+  add_cache_option(*cmd, o->spec.cache);
+  add_worker_options(*cmd, o->spec.workers);
+  cmd->add_option("--probe-backend", o->probe_backend,
+                  "where cascade stage 1 (the probe shapes) is timed: measured (the --backend "
+                  "itself) or analytic (the model of the --gpu profile, no kernel runs)")
+      ->capture_default_str();
+  cmd->add_flag("--full-baselines", o->full_baselines,
+                "--backend measured: measure every (shape, config) pair of the profile first "
+                "(it prints the count), so the best single config, per-M table and oracle are "
+                "searched over the whole space instead of over the configs measured");
+  cmd->add_option("--noise-reps", o->noise_reps,
+                  "time one typical kernel this many times at the start to measure the noise "
+                  "(default 5 on a measured backend or a replay of one, else 0)");
+  cmd->add_option("--noise-threshold", o->noise_threshold,
+                  "a child counts as better than its parent, and as a new best, only when it is "
+                  "faster by more than this fraction (default: the measured spread, 0 without "
+                  "--noise-reps)");
+  cmd->add_option("--confirm", o->confirm,
+                  "re-measure a would-be new best this many more times before accepting it "
+                  "(default 1 on a measured backend or a replay of one, else 0)");
   cmd->callback([o, cmd] {
     const bool replay = o->llm.llm.rfind("replay:", 0) == 0;
     if (!o->model_alias.empty()) {
@@ -276,8 +421,10 @@ void add_evolve_command(CLI::App& app) {
     }
     for (const CLI::Option* opt : cmd->get_options()) {
       const std::string n = opt->get_name();
+      // Where a measured run measures (not what) may change on resume.
+      const bool where = n == "--worker-cmd" || n == "--devices" || n == "--worker-timeout";
       if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--help" ||
-          is_runtime_llm_flag(n))
+          is_runtime_llm_flag(n) || (where && !o->resume.empty()))
         continue;
       if (!o->resume.empty() && n != "--resume")
         throw InputError(fmt::format("--resume takes every setting from the run's config.json; "
@@ -291,6 +438,11 @@ void add_evolve_command(CLI::App& app) {
         for (const char* f : kLlmFlags)
           if (n == f)
             throw InputError(fmt::format("{} applies to an LLM server (--llm openai:URL)", n));
+    }
+    if (!o->resume.empty() && std::filesystem::exists(o->resume + "/" + kMeasuredSettings)) {
+      const auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
+      load_measured_settings(o->resume, *o, o->spec.workers, given("--worker-cmd"),
+                             given("--devices"), given("--worker-timeout"));
     }
     run_evolve(*o);
   });

@@ -2,11 +2,13 @@
 // lives in its own file and calls the libraries.
 #include "cli/ablation_command.hpp"
 #include "cli/baselines_command.hpp"
+#include "cli/devices_command.hpp"
 #include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/export_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/lecture_command.hpp"
+#include "cli/measure_command.hpp"
 #include "cli/score_command.hpp"
 #include "cli/splits_command.hpp"
 #include "ir/error.hpp"
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
   tv::add_lecture_command(app);
   tv::add_ablation_command(app);
   tv::add_splits_command(app);
+  tv::add_devices_command(app);
+  tv::add_measure_command(app);
   tv::add_export_command(app);
   tv::add_import_command(app);
   try {

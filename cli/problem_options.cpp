@@ -61,7 +61,11 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
   if (all)
     cmd.add_option("--split-seed", spec.seed, "seed of the random split")->capture_default_str();
   cmd.add_option("--backend", spec.backend,
-                 "timing backend: analytic (the GPU model) or replay:FILE (recorded measurements)")
+                 all ? "timing backend: analytic (the GPU model), replay:FILE (recorded "
+                       "measurements), or measured (workers timing a Triton matmul on GPUs; "
+                       "evolve only, see --worker-cmd)"
+                     : "timing backend: analytic (the GPU model) or replay:FILE (recorded "
+                       "measurements)")
       ->capture_default_str();
   cmd.add_flag("--vendor-dispatch", spec.vendor_dispatch,
                "let programs return \"vendor\" (cuBLAS/hipBLASLt) where the backend times the "

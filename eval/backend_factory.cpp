@@ -1,6 +1,7 @@
 #include "eval/backend_factory.hpp"
 
 #include "eval/analytic_backend.hpp"
+#include "eval/backends/measured_backend.hpp"
 #include "eval/replay_backend.hpp"
 #include "ir/error.hpp"
 
@@ -8,8 +9,16 @@
 
 namespace tv {
 
-std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu) {
+std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu,
+                                            const PoolOptions& workers, const std::string& cache) {
   if (spec.empty() || spec == "analytic") return std::make_unique<AnalyticBackend>(gpu);
+  if (spec == "measured") {
+    if (cache.empty())
+      throw InputError("backend 'measured' needs a measurement file: it is for tilevolve "
+                       "evolve (--cache FILE); tilevolve measure fills a cache, and "
+                       "--backend replay:FILE reads one in every subcommand");
+    return std::make_unique<MeasuredBackend>(gpu, workers, cache);
+  }
   if (const auto f = replay_file_of(spec)) {
     const std::string& file = *f;
     if (file.empty())
@@ -17,7 +26,8 @@ std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& 
     // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, all four layouts).
     return std::make_unique<ReplayBackend>(file, ReplayFilter{}, gpu);
   }
-  throw InputError(fmt::format("unknown backend '{}' (expected analytic or replay:FILE)", spec));
+  throw InputError(
+      fmt::format("unknown backend '{}' (expected analytic, replay:FILE or measured)", spec));
 }
 
 std::optional<std::string> replay_file_of(const std::string& spec) {

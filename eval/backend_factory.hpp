@@ -1,5 +1,6 @@
 #pragma once
 /// Builds a timing backend from its command-line spelling.
+#include "eval/controller/pool_options.hpp"
 #include "eval/timing_backend.hpp"
 #include "models/gpu.hpp"
 
@@ -9,8 +10,12 @@
 
 namespace tv {
 
-/// "analytic" (default) or "replay:FILE"; throws InputError for an unknown spec or bad file.
-std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu);
+/// "analytic" (default), "replay:FILE", or "measured" (workers started with `workers`, the
+/// measurement file `cache`); throws InputError for an unknown spec, a bad file, or workers
+/// that cannot start.
+std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& gpu,
+                                            const PoolOptions& workers = {},
+                                            const std::string& cache = "");
 /// The FILE of a "replay:FILE" spec (possibly empty), or nullopt for any other spec.
 std::optional<std::string> replay_file_of(const std::string& spec);
 

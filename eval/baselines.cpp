@@ -84,7 +84,7 @@ std::optional<MethodResult> vendor_method(const Scorer& train, const Scorer& tes
   if (!tr || !te) return std::nullopt;
   MethodResult v;
   v.key = "vendor";
-  v.label = "vendor library (cuBLAS, recorded)";
+  v.label = fmt::format("vendor library ({})", backend->vendor_label());
   v.train = train.score_times(*tr);
   v.test = test.score_times(*te);
   v.kernel_runs = 0;
@@ -112,26 +112,32 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
     return m;
   };
   const std::string tuning = fmt::format("{} configs x {} training shapes", n_configs, n_train);
+  // A table of what was measured so far holds only some configs: say so in every label that
+  // searched it.
+  const bool partial = backend && !backend->complete_table();
+  const std::string over =
+      partial ? fmt::format(" over {} measured configs", n_configs) : std::string();
   out.push_back(program_method("expert", "expert", expert, 0, "hand-written"));
   const Program single = best_single_config(train);
   out.push_back(program_method(
-      "best_single", fmt::format("best single config ({})", single.default_config.brief()), single,
-      n_configs * n_train, tuning));
+      "best_single", fmt::format("best single config ({}){}", single.default_config.brief(), over),
+      single, n_configs * n_train, tuning));
   const Program table = per_m_table(train);
   out.push_back(program_method("per_m_table",
-                               fmt::format("per-M table ({} rules)", table.rules.size()), table,
-                               n_configs * n_train, tuning));
+                               fmt::format("per-M table ({} rules){}", table.rules.size(), over),
+                               table, n_configs * n_train, tuning));
 
   const Program tree = fit_decision_tree(train, TreeOptions{});
   out.push_back(program_method(
-      "tree", fmt::format("decision tree ({} leaves, M/N/K/M*N/tiles)", tree.rules.size() + 1), tree,
-      n_configs * n_train, tuning));
+      "tree",
+      fmt::format("decision tree ({} leaves, M/N/K/M*N/tiles){}", tree.rules.size() + 1, over),
+      tree, n_configs * n_train, tuning));
 
   if (auto v = vendor_method(train, test, backend)) out.push_back(std::move(*v));
 
   MethodResult o;
   o.key = "oracle";
-  o.label = "per-shape oracle";
+  o.label = partial ? "oracle" + over : "per-shape oracle";
   o.train = train.oracle();
   o.test = test.oracle();
   o.kernel_runs = n_configs * (long long)train.table().shapes().size();

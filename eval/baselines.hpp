@@ -29,15 +29,17 @@ Program best_single_config(const Scorer& train);
 Program per_m_table(const Scorer& train);
 /// Expert, best single config, per-M table and per-shape oracle, scored on train and test, in
 /// that order; when `backend` has a vendor_time() for every train and test shape, also the
-/// vendor library (key "vendor", just before the oracle).
+/// vendor library (key "vendor", just before the oracle). When the backend's table holds only
+/// what was measured (complete_table() false), the searched methods' labels end in
+/// "over N measured configs" (e.g. "oracle over 212 measured configs").
 std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& test,
                                             const Program& expert,
                                             const TimingBackend* backend = nullptr);
 /// The vendor library's time on each row of `s` (rows() order), or nullopt when `backend` is
 /// null or lacks a vendor time for some row.
 std::optional<std::vector<double>> vendor_times(const Scorer& s, const TimingBackend* backend);
-/// The vendor library as a method ("vendor library (cuBLAS, recorded)"), or nullopt when
-/// vendor_times() is nullopt for train or test.
+/// The vendor library as a method ("vendor library (" + the backend's vendor_label() + ")"),
+/// or nullopt when vendor_times() is nullopt for train or test.
 std::optional<MethodResult> vendor_method(const Scorer& train, const Scorer& test,
                                           const TimingBackend* backend);
 

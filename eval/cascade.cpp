@@ -87,13 +87,29 @@ CascadeEvaluator::CascadeEvaluator(const Problem& problem, CascadeOptions option
   } else {
     probe_rows_ = choose_probes(problem, std::max(1, options_.probe_count));
   }
-  probe_scorer_ = std::make_unique<Scorer>(*problem.table, probe_rows_, problem.expert);
+  if (options_.analytic_probes) {
+    std::vector<Shape> shapes;
+    std::vector<std::size_t> rows;
+    for (auto r : probe_rows_) {
+      rows.push_back(shapes.size());
+      shapes.push_back(problem.shape(r));
+    }
+    probe_table_ = std::make_unique<TimeTable>(build_model_table(shapes, problem.gpu));
+    probe_scorer_ = std::make_unique<Scorer>(*probe_table_, rows, problem.expert);
+  } else {
+    probe_scorer_ = std::make_unique<Scorer>(*problem.table, probe_rows_, problem.expert);
+  }
 }
 
 CascadeEvaluator::~CascadeEvaluator() = default;
 
 long long CascadeEvaluator::exhaustive_train_runs() const {
-  return (long long)problem_->table->configs().size() * (long long)problem_->train_rows.size();
+  // A table of what was measured holds only some configs; tuning would try them all.
+  const long long configs =
+      problem_->backend->complete_table()
+          ? (long long)problem_->table->configs().size()
+          : (long long)model_configs(problem_->gpu, problem_->dtypes()).size();
+  return configs * (long long)problem_->train_rows.size();
 }
 
 std::string CascadeEvaluator::reason_category(const std::string& reason) {
@@ -161,7 +177,22 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) 
   std::vector<double> times;
   std::string why;
   // Stage 1: probe shapes.
-  if (options_.enabled) {
+  if (options_.enabled && options_.analytic_probes) {
+    ev.probe = probe_scorer_->score(p);
+    if (!ev.probe.valid) {
+      ev.stage = Stage::timing_failed;
+      ev.reason = "analytic probe: " + ev.probe.problem;
+      return ev;
+    }
+    if (reference_probe > 0 &&
+        ev.probe.speedup_vs_expert < (1.0 - options_.probe_margin) * reference_probe) {
+      ev.stage = Stage::probe_reject;
+      ev.reason =
+          fmt::format("analytic probe speedup {:.3f} < {:.3f} x parent's {:.3f}",
+                      ev.probe.speedup_vs_expert, 1.0 - options_.probe_margin, reference_probe);
+      return ev;
+    }
+  } else if (options_.enabled) {
     if (!time_rows(p, probe_rows_, times, ev, why)) {
       ev.stage = Stage::timing_failed;
       ev.reason = why;
@@ -204,7 +235,44 @@ std::vector<double> CascadeEvaluator::cached_times(const Program& p,
 }
 
 SetScore CascadeEvaluator::cached_probe_score(const Program& p) const {
+  if (options_.analytic_probes) return probe_scorer_->score(p);
   return probe_scorer_->score_times(cached_times(p, probe_rows_));
+}
+
+Evaluation CascadeEvaluator::confirm(const Program& p, const std::vector<double>& first,
+                                     int samples) {
+  Evaluation ev;
+  const std::vector<std::size_t>& rows = problem_->train_rows;
+  std::vector<TimingRequest> batch;
+  for (int k = 1; k <= samples; ++k)
+    for (auto r : rows)
+      batch.push_back({problem_->shape(r), p.choose(problem_->shape(r)), k});
+  const std::vector<Measurement> got = problem_->backend->time(batch);
+  ev.kernel_runs = (long long)batch.size();
+  std::vector<std::vector<double>> per_row(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    per_row[i].push_back(first.at(i));
+  for (std::size_t j = 0; j < got.size(); ++j) {
+    const std::size_t i = j % rows.size();
+    if (!got[j].ok()) {
+      ev.stage = Stage::timing_failed;
+      ev.reason = fmt::format("{} with {}, sample {}: {}{}", batch[j].shape.label(),
+                              batch[j].config.brief(), batch[j].sample, status_name(got[j].status),
+                              got[j].detail.empty() ? "" : " (" + got[j].detail + ")");
+      return ev;
+    }
+    per_row[i].push_back(got[j].seconds);
+  }
+  ev.train_times.resize(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<double>& v = per_row[i];
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    ev.train_times[i] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  }
+  ev.train = problem_->train->score_times(ev.train_times);
+  ev.stage = Stage::full;
+  return ev;
 }
 
 nlohmann::json CascadeEvaluator::cache_to_json() const {

@@ -22,6 +22,9 @@ struct CascadeOptions {
   int probe_count = 6; ///< probe shapes chosen automatically from the training shapes
   std::vector<std::string> probe_shapes; ///< explicit probe shape names (overrides probe_count)
   double probe_margin = 0.03; ///< stop a child whose probe score < (1 - margin) x its parent's
+  /// Score stage 1 on the analytic model of the problem's GPU profile (no kernel runs)
+  /// instead of the backend; stage 2 still times on the backend.
+  bool analytic_probes = false;
 };
 
 /// How far a program got.
@@ -63,6 +66,11 @@ public:
   Evaluation evaluate(const Program& p, double reference_probe);
   /// Probe figures of a program whose pairs are all cached (no kernel runs, no counting).
   SetScore cached_probe_score(const Program& p) const;
+  /// Re-measures `p` on the training shapes `samples` more times (samples 1..samples, each an
+  /// independent measurement) and scores it on the median of those and `first` (its sample-0
+  /// times, one per training row). Stage full with the new figures, or timing_failed with the
+  /// reason when a re-measurement failed. Counts kernel runs.
+  Evaluation confirm(const Program& p, const std::vector<double>& first, int samples);
   /// Cached times of `p` on `rows` (+inf where a pair is not cached or failed); no counting.
   std::vector<double> cached_times(const Program& p, const std::vector<std::size_t>& rows) const;
   /// The fastest ok measurements of table row `row` so far (seconds, config), fastest first
@@ -96,6 +104,7 @@ private:
   const Problem* problem_;
   CascadeOptions options_;
   std::vector<std::size_t> probe_rows_;
+  std::unique_ptr<TimeTable> probe_table_; ///< analytic_probes: the model's probe table
   std::unique_ptr<Scorer> probe_scorer_;
   std::unordered_map<Key, Measurement, KeyHash> cache_;
   std::vector<Key> cache_order_; ///< insertion order, for deterministic checkpoints

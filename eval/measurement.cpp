@@ -16,14 +16,16 @@ std::string_view status_name(MeasureStatus s) {
     return "timeout";
   case MeasureStatus::unmeasured:
     return "unmeasured";
+  case MeasureStatus::error:
+    return "error";
   }
   return "unmeasured";
 }
 
 bool parse_status(std::string_view text, MeasureStatus& out) {
-  for (MeasureStatus s :
-       {MeasureStatus::ok, MeasureStatus::unlaunchable, MeasureStatus::compile_error,
-        MeasureStatus::wrong_result, MeasureStatus::timeout, MeasureStatus::unmeasured})
+  for (MeasureStatus s : {MeasureStatus::ok, MeasureStatus::unlaunchable,
+                          MeasureStatus::compile_error, MeasureStatus::wrong_result,
+                          MeasureStatus::timeout, MeasureStatus::unmeasured, MeasureStatus::error})
     if (status_name(s) == text) {
       out = s;
       return true;

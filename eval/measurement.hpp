@@ -13,7 +13,8 @@ enum class MeasureStatus {
   compile_error, ///< the kernel did not compile
   wrong_result,  ///< the output did not match the reference: no time is ever recorded
   timeout,       ///< the run exceeded its time limit
-  unmeasured     ///< the backend has no time for this pair (e.g. not in a recorded table)
+  unmeasured,    ///< the backend has no time for this pair (e.g. not in a recorded table)
+  error          ///< the measurement itself failed (a worker's error, or a worker fault twice)
 };
 
 /// Lowercase name ("wrong_result").

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -19,7 +20,9 @@ namespace {
 
 constexpr std::string_view kVersionPrefix = "# tilevolve-measurements";
 constexpr std::size_t kFields = 17;
+constexpr std::size_t kFieldsV2 = 23;
 constexpr std::int64_t kMaxSize = kMaxShapeDim;
+constexpr std::string_view kLayouts[] = {"NN", "NT", "TN", "TT"};
 
 /// Splits a CSV line into fields, undoing "..." quoting; returns an error text instead when
 /// a quote is not closed or is followed by something other than a comma.
@@ -97,111 +100,235 @@ double parse_seconds(std::string_view field, std::string_view source, int line) 
   return v;
 }
 
+/// M, N, K and dtype from fields f[i..i+3].
+void parse_shape(const std::vector<std::string>& f, std::size_t i, Shape& s,
+                 std::string_view source, int line) {
+  s.M = parse_int_field(f[i], "M", 1, kMaxSize, source, line);
+  s.N = parse_int_field(f[i + 1], "N", 1, kMaxSize, source, line);
+  s.K = parse_int_field(f[i + 2], "K", 1, kMaxSize, source, line);
+  const auto d = parse_dtype(f[i + 3]);
+  if (!d)
+    fail_at_line(source, line,
+                 fmt::format("unknown dtype '{}' (expected bf16, f16, f32 or fp8)", f[i + 3]));
+  s.dtype = *d;
+}
+
+/// The nine config fields f[i..i+8].
+void parse_config_fields(const std::vector<std::string>& f, std::size_t i, Config& c,
+                         std::string_view source, int line) {
+  const auto field = [&](std::size_t k, std::string_view what) {
+    return int(parse_int_field(f[i + k], what, 1, 1 << 20, source, line));
+  };
+  c.BM = field(0, "BM");
+  c.BN = field(1, "BN");
+  c.BK = field(2, "BK");
+  c.warps = field(3, "warps");
+  c.stages = field(4, "stages");
+  c.group = field(5, "group");
+  c.waves_per_eu = parse_knob(f[i + 6], "waves_per_eu", source, line);
+  c.matrix_instr_nonkdim = parse_knob(f[i + 7], "matrix_instr_nonkdim", source, line);
+  c.kpack = parse_knob(f[i + 8], "kpack", source, line);
+}
+
+/// Status and seconds from f[i], f[i+1].
+void parse_result(const std::vector<std::string>& f, std::size_t i, Measurement& m,
+                  std::string_view source, int line) {
+  if (!parse_status(f[i], m.status))
+    fail_at_line(source, line,
+                 fmt::format("unknown status '{}' (expected ok, unlaunchable, compile_error, "
+                             "wrong_result, timeout, unmeasured or error)",
+                             f[i]));
+  if (m.status == MeasureStatus::ok) {
+    if (f[i + 1].empty())
+      fail_at_line(source, line, "status ok needs a time in the seconds column");
+    m.seconds = parse_seconds(f[i + 1], source, line);
+  } else if (!f[i + 1].empty()) {
+    fail_at_line(
+        source, line,
+        fmt::format("status {} must have an empty seconds column, got '{}'", f[i], f[i + 1]));
+  }
+}
+
 MeasurementRecord parse_row(const std::vector<std::string>& f, std::string_view source, int line) {
   MeasurementRecord r;
   r.gpu = f[0];
   if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
-  r.shape.M = parse_int_field(f[1], "M", 1, kMaxSize, source, line);
-  r.shape.N = parse_int_field(f[2], "N", 1, kMaxSize, source, line);
-  r.shape.K = parse_int_field(f[3], "K", 1, kMaxSize, source, line);
-  const auto d = parse_dtype(f[4]);
-  if (!d)
-    fail_at_line(source, line,
-                 fmt::format("unknown dtype '{}' (expected bf16, f16, f32 or fp8)", f[4]));
-  r.shape.dtype = *d;
-  const auto field = [&](std::size_t i, std::string_view what) {
-    return int(parse_int_field(f[i], what, 1, 1 << 20, source, line));
-  };
-  r.config.BM = field(5, "BM");
-  r.config.BN = field(6, "BN");
-  r.config.BK = field(7, "BK");
-  r.config.warps = field(8, "warps");
-  r.config.stages = field(9, "stages");
-  r.config.group = field(10, "group");
-  r.config.waves_per_eu = parse_knob(f[11], "waves_per_eu", source, line);
-  r.config.matrix_instr_nonkdim = parse_knob(f[12], "matrix_instr_nonkdim", source, line);
-  r.config.kpack = parse_knob(f[13], "kpack", source, line);
-  if (!parse_status(f[14], r.result.status))
-    fail_at_line(source, line,
-                 fmt::format("unknown status '{}' (expected ok, unlaunchable, compile_error, "
-                             "wrong_result, timeout or unmeasured)",
-                             f[14]));
-  if (r.result.status == MeasureStatus::ok) {
-    if (f[15].empty()) fail_at_line(source, line, "status ok needs a time in the seconds column");
-    r.result.seconds = parse_seconds(f[15], source, line);
-  } else if (!f[15].empty()) {
-    fail_at_line(
-        source, line,
-        fmt::format("status {} must have an empty seconds column, got '{}'", f[14], f[15]));
-  }
+  parse_shape(f, 1, r.shape, source, line);
+  parse_config_fields(f, 5, r.config, source, line);
+  parse_result(f, 14, r.result, source, line);
   r.result.detail = f[16];
   return r;
+}
+
+MeasurementRecord parse_row_v2(const std::vector<std::string>& f, std::string_view source,
+                               int line) {
+  MeasurementRecord r;
+  r.gpu = f[0];
+  r.device = f[1];
+  r.worker = f[2];
+  if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
+  if (r.device.empty()) fail_at_line(source, line, "device must not be empty");
+  if (r.worker.empty()) fail_at_line(source, line, "worker must not be empty");
+  parse_shape(f, 3, r.shape, source, line);
+  if (std::find(std::begin(kLayouts), std::end(kLayouts), f[7]) == std::end(kLayouts))
+    fail_at_line(source, line,
+                 fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", f[7]));
+  r.shape.layout = f[7];
+  if (f[8] == "vendor") {
+    r.vendor = true;
+    r.config = vendor_config();
+    for (std::size_t i = 9; i < 18; ++i)
+      if (!f[i].empty())
+        fail_at_line(source, line, "a vendor row must leave the config columns empty");
+  } else if (f[8] == "triton") {
+    parse_config_fields(f, 9, r.config, source, line);
+  } else {
+    fail_at_line(source, line,
+                 fmt::format("unknown kernel '{}' (expected triton or vendor)", f[8]));
+  }
+  r.sample = int(parse_int_field(f[18], "sample", 0, 1 << 20, source, line));
+  parse_result(f, 19, r.result, source, line);
+  if (!f[21].empty()) {
+    double e = 0;
+    const char* end = f[21].data() + f[21].size();
+    const auto [ptr, ec] = std::from_chars(f[21].data(), end, e);
+    if (ec != std::errc() || ptr != end || !std::isfinite(e) || e < 0)
+      fail_at_line(source, line,
+                   fmt::format("max_rel_error must be a non-negative number, got '{}'", f[21]));
+    r.max_rel_error = e;
+  }
+  r.result.detail = f[22];
+  return r;
+}
+
+/// The record of one data line of `version`; throws InputError.
+MeasurementRecord parse_data_line(std::string_view line, int version, std::string_view source,
+                                  int line_no) {
+  std::string error;
+  const auto fields = split_csv(line, error);
+  if (!error.empty()) fail_at_line(source, line_no, error);
+  const std::size_t want = version == 1 ? kFields : kFieldsV2;
+  if (fields.size() != want)
+    fail_at_line(source, line_no,
+                 fmt::format("expected {} comma-separated fields, got {}", want, fields.size()));
+  return version == 1 ? parse_row(fields, source, line_no) : parse_row_v2(fields, source, line_no);
 }
 
 } // namespace
 
 bool operator==(const MeasurementRecord& a, const MeasurementRecord& b) {
-  return a.gpu == b.gpu && a.shape == b.shape && a.config == b.config &&
+  return a.gpu == b.gpu && a.device == b.device && a.worker == b.worker && a.shape == b.shape &&
+         a.vendor == b.vendor && a.config == b.config && a.sample == b.sample &&
          a.result.status == b.result.status && a.result.seconds == b.result.seconds &&
-         a.result.detail == b.result.detail;
+         a.result.detail == b.result.detail && a.max_rel_error == b.max_rel_error;
 }
 
 bool is_measurement_cache(std::string_view first_line) {
   return trim_field(strip_bom(first_line)).substr(0, kVersionPrefix.size()) == kVersionPrefix;
 }
 
-std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
-                                                       std::string_view source) {
-  std::vector<MeasurementRecord> out;
-  bool have_version = false, have_header = false;
+MeasurementFile parse_measurement_file(std::string_view text, std::string_view source) {
+  MeasurementFile out;
+  bool have_header = false;
+  std::string_view header;
   LineCursor lines(text);
   std::string_view line;
+  // Where the text after the last newline starts: a line there was not finished.
+  const std::size_t last_newline = text.rfind('\n');
+  out.complete_bytes = last_newline == std::string_view::npos ? 0 : last_newline + 1;
+  const bool torn_tail =
+      out.complete_bytes < text.size() && !trim_field(text.substr(out.complete_bytes)).empty();
+  int torn_line = 0;
+  if (torn_tail) {
+    torn_line = 1;
+    for (std::size_t i = 0; i < out.complete_bytes; ++i)
+      torn_line += text[i] == '\n';
+  }
   while (lines.next(line)) {
     const int line_no = lines.line_no();
-    if (!have_version) {
-      if (line != kMeasurementCacheVersionLine) {
-        if (line.substr(0, kVersionPrefix.size()) == kVersionPrefix)
-          fail_at_line(source, line_no,
-                       fmt::format("unsupported version '{}' (this tilevolve reads '{}')", line,
-                                   kMeasurementCacheVersionLine));
+    if (out.version == 0) {
+      if (line == kMeasurementCacheVersionLine) {
+        out.version = 1;
+        header = kMeasurementCacheHeader;
+      } else if (line == kMeasurementCacheV2Line) {
+        out.version = 2;
+        header = kMeasurementCacheV2Header;
+      } else if (line.substr(0, kVersionPrefix.size()) == kVersionPrefix) {
         fail_at_line(source, line_no,
-                     fmt::format("expected the line '{}' first", kMeasurementCacheVersionLine));
+                     fmt::format("unsupported version '{}' (this tilevolve reads '{}' and '{}')",
+                                 line, kMeasurementCacheVersionLine, kMeasurementCacheV2Line));
+      } else {
+        fail_at_line(source, line_no,
+                     fmt::format("expected the line '{}' (or '{}') first", kMeasurementCacheV2Line,
+                                 kMeasurementCacheVersionLine));
       }
-      have_version = true;
       continue;
     }
     if (line.empty() || line.front() == '#') continue;
+    const bool last_torn = out.version == 2 && torn_tail && line_no == torn_line;
     if (!have_header) {
-      if (line != kMeasurementCacheHeader)
-        fail_at_line(source, line_no,
-                     fmt::format("expected the header '{}'", kMeasurementCacheHeader));
+      if (line != header) {
+        if (last_torn) { // the header itself was being written
+          out.warnings.push_back(
+              fmt::format("{}:{}: skipped a truncated last line (the writer was stopped mid-line)",
+                          source, line_no));
+          break;
+        }
+        fail_at_line(source, line_no, fmt::format("expected the header '{}'", header));
+      }
       have_header = true;
       continue;
     }
-    std::string error;
-    const auto fields = split_csv(line, error);
-    if (!error.empty()) fail_at_line(source, line_no, error);
-    if (fields.size() != kFields)
-      fail_at_line(
-          source, line_no,
-          fmt::format("expected {} comma-separated fields, got {}", kFields, fields.size()));
-    out.push_back(parse_row(fields, source, line_no));
+    if (last_torn) {
+      try {
+        out.records.push_back(parse_data_line(line, out.version, source, line_no));
+      } catch (const InputError&) {
+        out.warnings.push_back(
+            fmt::format("{}:{}: skipped a truncated last line (the writer was stopped mid-line)",
+                        source, line_no));
+      }
+      continue;
+    }
+    out.records.push_back(parse_data_line(line, out.version, source, line_no));
   }
-  if (!have_version)
+  if (out.version == 0)
     fail_at_line(source, 1,
-                 fmt::format("empty file (expected the line '{}')", kMeasurementCacheVersionLine));
-  if (!have_header)
-    fail_at_line(source, lines.line_no(),
-                 fmt::format("missing the header '{}'", kMeasurementCacheHeader));
+                 fmt::format("empty file (expected the line '{}')", kMeasurementCacheV2Line));
+  if (!have_header && out.warnings.empty())
+    fail_at_line(source, lines.line_no(), fmt::format("missing the header '{}'", header));
   return out;
 }
 
-std::vector<MeasurementRecord> load_measurement_cache(const std::string& path) {
+std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
+                                                       std::string_view source) {
+  return parse_measurement_file(text, source).records;
+}
+
+std::vector<MeasurementRecord> parse_v2_lines(std::string_view text, std::string_view source,
+                                              int first_line) {
+  std::vector<MeasurementRecord> out;
+  LineCursor lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    if (line.empty() || line.front() == '#') continue;
+    out.push_back(parse_data_line(line, 2, source, first_line + lines.line_no() - 1));
+  }
+  return out;
+}
+
+MeasurementFile load_measurement_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read the file", path));
   std::ostringstream buf;
   buf << in.rdbuf();
-  return parse_measurement_cache(buf.str(), path);
+  return parse_measurement_file(buf.str(), path);
+}
+
+std::vector<MeasurementRecord> load_measurement_cache(const std::string& path) {
+  MeasurementFile f = load_measurement_file(path);
+  for (const auto& w : f.warnings)
+    fmt::print(stderr, "tilevolve: warning: {}\n", w);
+  return std::move(f.records);
 }
 
 std::string format_record(const MeasurementRecord& r) {
@@ -216,6 +343,57 @@ std::string format_record(const MeasurementRecord& r) {
                      knob(c.kpack), status_name(r.result.status),
                      ok ? fmt::format("{}", r.result.seconds) : std::string(),
                      csv_field(r.result.detail));
+}
+
+std::string format_record_v2(const MeasurementRecord& r) {
+  const auto knob = [](const std::optional<int>& k) {
+    return k ? fmt::format("{}", *k) : std::string();
+  };
+  const Config& c = r.config;
+  const bool ok = r.result.status == MeasureStatus::ok;
+  const std::string config =
+      r.vendor
+          ? std::string(",,,,,,,,")
+          : fmt::format("{},{},{},{},{},{},{},{},{}", c.BM, c.BN, c.BK, c.warps, c.stages, c.group,
+                        knob(c.waves_per_eu), knob(c.matrix_instr_nonkdim), knob(c.kpack));
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.gpu),
+                     csv_field(r.device), csv_field(r.worker), r.shape.M, r.shape.N, r.shape.K,
+                     dtype_name(r.shape.dtype), r.shape.layout.empty() ? "NN" : r.shape.layout,
+                     r.vendor ? "vendor" : "triton", config, r.sample, status_name(r.result.status),
+                     ok ? fmt::format("{}", r.result.seconds) : std::string(),
+                     r.max_rel_error ? fmt::format("{}", *r.max_rel_error) : std::string(),
+                     csv_field(r.result.detail));
+}
+
+void MeasurementSummary::add(const Measurement& m) {
+  if (m.status == MeasureStatus::unmeasured) return; // says "not measured": adds nothing
+  if (m.status == MeasureStatus::ok) {
+    ok_.push_back(m.seconds);
+    return;
+  }
+  if (m.status == MeasureStatus::wrong_result) wrong_result_ = true;
+  if (!wrong_result_ || m.status == MeasureStatus::wrong_result) {
+    last_failure_ = m.status;
+    failure_detail_ = m.detail;
+  }
+}
+
+Measurement MeasurementSummary::result() const {
+  Measurement m;
+  if (wrong_result_) {
+    m.status = MeasureStatus::wrong_result;
+    m.detail = failure_detail_;
+  } else if (!ok_.empty()) {
+    std::vector<double> v = ok_;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    m.status = MeasureStatus::ok;
+    m.seconds = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  } else {
+    m.status = last_failure_;
+    m.detail = failure_detail_;
+  }
+  return m;
 }
 
 void append_record(const std::string& path, const MeasurementRecord& r) {

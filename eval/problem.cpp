@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
 #include <unordered_map>
 
 namespace tv {
@@ -40,6 +41,15 @@ TimeTable with_vendor_column(const TimeTable& t, const TimingBackend& backend,
   std::vector<Config> configs = t.configs();
   configs.push_back(vendor_config());
   return TimeTable(t.shapes(), std::move(configs), std::move(times), t.ignores_amd_knobs());
+}
+
+/// The backend's table over `rows`, with the vendor column when programs may dispatch to the
+/// vendor library (a measuring backend measures the library on every row first).
+std::unique_ptr<TimeTable> build_table(const Problem& p, const std::vector<Shape>& rows) {
+  auto table = std::make_unique<TimeTable>(p.backend->table(rows));
+  if (!p.spec.vendor_dispatch) return table;
+  if (!p.backend->complete_table()) p.backend->time_vendor(rows);
+  return std::make_unique<TimeTable>(with_vendor_column(*table, *p.backend, p.backend->name()));
 }
 
 } // namespace
@@ -131,8 +141,12 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     }
   p->spec.gpu_is_default = false; // from here on the spec names the profile it used
   p->gpu = find_gpu(p->spec.gpu);
-  p->backend = make_backend(spec.backend, p->gpu);
+  p->backend = make_backend(spec.backend, p->gpu, spec.workers, spec.cache);
+  // A replay of a complete recorded table brings its shapes and expert; a replay of a
+  // measured run's file (complete_table() false) takes the measured run's defaults, so that
+  // it repeats that run.
   const auto* replay = dynamic_cast<const ReplayBackend*>(p->backend.get());
+  if (replay && !replay->complete_table()) replay = nullptr;
 
   // The shapes: the one source given, else a replay file's keys, else the lecture set.
   std::vector<Shape> shapes;
@@ -205,10 +219,6 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   for (const auto& s : test)
     p->test_rows.push_back(row_of(s));
 
-  p->table = std::make_unique<TimeTable>(p->backend->table(rows));
-  if (spec.vendor_dispatch)
-    p->table =
-        std::make_unique<TimeTable>(with_vendor_column(*p->table, *p->backend, p->backend->name()));
   for (const auto& s : rows)
     if (std::find(p->dtypes_.begin(), p->dtypes_.end(), s.dtype) == p->dtypes_.end())
       p->dtypes_.push_back(s.dtype);
@@ -216,10 +226,52 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     throw InputError(fmt::format("{}: the expert program cannot run on {} with backend {}:\n{}",
                                  p->expert_path, p->gpu.name, p->backend->name(),
                                  format_static_issues(issues)));
+  if (!p->backend->complete_table()) {
+    // Only what is measured is in the table: the expert, the reference of every score, first.
+    std::vector<TimingRequest> batch;
+    for (const Shape& s : rows)
+      batch.push_back({s, p->expert.choose(s)});
+    const std::vector<Measurement> got = p->backend->time(batch);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (!got[i].ok())
+        throw InputError(fmt::format("{}: the expert program does not time on {} with {}: {}{}",
+                                     p->expert_path, batch[i].shape.label(),
+                                     batch[i].config.brief(), status_name(got[i].status),
+                                     got[i].detail.empty() ? "" : " (" + got[i].detail + ")"));
+  }
+  p->table = build_table(*p, rows);
 
   p->train = std::make_unique<Scorer>(*p->table, p->train_rows, p->expert);
   p->test = std::make_unique<Scorer>(*p->table, p->test_rows, p->expert);
   return p;
+}
+
+void refresh_table(Problem& p, const std::vector<Program>& programs, bool full) {
+  if (p.backend->complete_table()) return;
+  const std::vector<Shape>& rows = p.table->shapes();
+  std::vector<TimingRequest> batch;
+  std::set<std::pair<std::size_t, Config>> seen;
+  const auto add = [&](std::size_t r, const Config& c) {
+    if (seen.insert({r, c}).second) batch.push_back({rows[r], c});
+  };
+  for (const Program& prog : programs)
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      add(r, prog.choose(rows[r]));
+  if (full)
+    for (const Config& c : model_configs(p.gpu, p.dtypes()))
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        add(r, c);
+  if (!batch.empty()) p.backend->time(batch); // failures stay out of the table (+inf)
+  auto table = build_table(p, rows);
+  auto train = std::make_unique<Scorer>(*table, p.train_rows, p.expert);
+  auto test = std::make_unique<Scorer>(*table, p.test_rows, p.expert);
+  p.train = std::move(train);
+  p.test = std::move(test);
+  p.table = std::move(table);
+}
+
+long long full_table_pairs(const Problem& p) {
+  return (long long)model_configs(p.gpu, p.dtypes()).size() * (long long)p.table->shapes().size();
 }
 
 } // namespace tv

@@ -1,5 +1,6 @@
 #pragma once
 /// A tuning problem: GPU, shapes, train/test split, expert program and the time table.
+#include "eval/controller/pool_options.hpp"
 #include "eval/score.hpp"
 #include "eval/timing_backend.hpp"
 #include "ir/program.hpp"
@@ -44,6 +45,8 @@ struct ProblemSpec {
   /// Programs may return "vendor" (the vendor library) where the backend times it; the table
   /// then has a vendor column, so the oracle is the best of the tile configs and the library.
   bool vendor_dispatch = false;
+  PoolOptions workers; ///< backend "measured": how the workers are started
+  std::string cache;   ///< backend "measured": the measurement file (read, then appended)
 
   /// The shape sources as a WorkloadSpec.
   WorkloadSpec workload() const;
@@ -87,8 +90,18 @@ private:
 };
 
 /// Loads files, applies the split, makes the backend, checks the expert statically and
-/// builds the table from the backend. Throws InputError for any bad input (naming the file and what
-/// was wrong).
+/// builds the table from the backend. For a backend whose table holds only what it measured
+/// (complete_table() false), the expert is measured on every shape first. Throws InputError
+/// for any bad input (naming the file and what was wrong), including an expert that does not
+/// time on some shape.
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
+/// For a backend whose table holds only what it measured: times what each of `programs`
+/// chooses on every shape (train and test) and, with `full`, every legal config of the
+/// profile on every shape, then rebuilds the table and the train/test scorers from the
+/// backend. Scorers and evaluators built on the old table must not be used afterwards.
+/// Does nothing for a complete backend.
+void refresh_table(Problem& p, const std::vector<Program>& programs, bool full = false);
+/// The (shape, config) pairs a full table of `p` has: legal configs x shapes.
+long long full_table_pairs(const Problem& p);
 
 } // namespace tv

@@ -18,15 +18,8 @@ namespace tv {
 namespace {
 
 using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
-using PairKey = std::pair<ShapeKey, Config>;
-
-/// Everything recorded for one pair while the file is read.
-struct Samples {
-  std::vector<double> ok;
-  bool wrong_result = false;
-  MeasureStatus last_failure = MeasureStatus::unmeasured;
-  std::string failure_detail;
-};
+/// A shape, a config and the sample (0 = first measurement).
+using PairKey = std::tuple<ShapeKey, Config, int>;
 
 /// The operand layouts a key can have; an unspecified layout means the first, NN.
 constexpr std::array<std::string_view, 4> kLayouts = {"NN", "NT", "TN", "TT"};
@@ -53,36 +46,15 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/// The one answer for a pair: wrong_result if it ever happened, else the median of the ok
-/// times, else the last failure recorded.
-Measurement summarize(const Samples& s) {
-  Measurement m;
-  if (s.wrong_result) {
-    m.status = MeasureStatus::wrong_result;
-    m.detail = s.failure_detail;
-  } else if (!s.ok.empty()) {
-    m.status = MeasureStatus::ok;
-    m.seconds = median(s.ok);
-  } else {
-    m.status = s.last_failure;
-    m.detail = s.failure_detail;
-  }
-  return m;
-}
-
-void add_sample(std::map<PairKey, Samples>& pairs, const PairKey& k, MeasureStatus st,
+/// Adds a recorded result to the pair's summary.
+void add_sample(std::map<PairKey, MeasurementSummary>& pairs, const PairKey& k, MeasureStatus st,
                 double seconds, const std::string& detail) {
+  Measurement m;
+  m.status = st;
+  m.seconds = seconds;
+  m.detail = detail;
   if (st == MeasureStatus::unmeasured) return; // a record that says "not measured" adds nothing
-  Samples& s = pairs[k];
-  if (st == MeasureStatus::ok) {
-    s.ok.push_back(seconds);
-  } else {
-    if (st == MeasureStatus::wrong_result) s.wrong_result = true;
-    if (!s.wrong_result || st == MeasureStatus::wrong_result) {
-      s.last_failure = st;
-      s.failure_detail = detail;
-    }
-  }
+  pairs[k].add(m);
 }
 
 std::string first_line_of(const std::string& path) {
@@ -128,21 +100,32 @@ std::int64_t next_pow2(std::int64_t x) {
 ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu)
     : path_(path), source_(std::filesystem::path(path).stem().string()), gpu_(gpu) {
   const std::string first = first_line_of(path);
-  std::map<PairKey, Samples> pairs;
+  std::map<PairKey, MeasurementSummary> pairs;
   std::set<ShapeKey> keys;
   std::set<ShapeKey> full_size; // keys where Inductor shrinks no recorded config
 
   if (is_measurement_cache(first)) {
-    const auto records = load_measurement_cache(path);
+    const MeasurementFile file = load_measurement_file(path);
+    for (const auto& w : file.warnings)
+      fmt::print(stderr, "tilevolve: warning: {}\n", w);
+    v2_ = file.version >= 2;
     std::set<std::string> gpus;
-    for (const auto& r : records) {
+    std::set<std::pair<std::string, std::string>> families;        // (device, worker) of kept rows
+    std::map<std::pair<ShapeKey, int>, MeasurementSummary> vendor; // by shape and sample
+    for (const auto& r : file.records) {
       gpus.insert(r.gpu);
       if (r.gpu != gpu.name) continue;
       if (!filter.dtypes.empty() && !keeps(filter.dtypes, r.shape.dtype)) continue;
       const ShapeKey k = key_of(r.shape);
+      families.insert({r.device, r.worker});
       keys.insert(k);
       full_size.insert(k);
-      add_sample(pairs, {k, r.config}, r.result.status, r.result.seconds, r.result.detail);
+      if (r.vendor) {
+        vendor[{k, r.sample}].add(r.result);
+        continue;
+      }
+      add_sample(pairs, {k, r.config, r.sample}, r.result.status, r.result.seconds,
+                 r.result.detail);
     }
     if (pairs.empty())
       throw InputError(fmt::format(
@@ -150,6 +133,23 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
           filter.dtypes.empty() ? std::string()
                                 : fmt::format(" and dtypes {}", dtype_list(filter.dtypes)),
           fmt::join(gpus, ", ")));
+    if (families.size() > 1) {
+      std::vector<std::string> names;
+      for (const auto& [d, w] : families)
+        names.push_back(fmt::format("'{}' with '{}'", d, w));
+      throw InputError(fmt::format(
+          "{}: the '{}' rows were measured on {} device/worker combinations ({}); replay "
+          "reads one: keep the lines of one (e.g. with grep) in a file of their own",
+          path, gpu.name, families.size(), fmt::join(names, ", ")));
+    }
+    if (v2_) device_ = families.begin()->first;
+    for (const auto& [k, summary] : vendor)
+      if (const Measurement m = summary.result(); m.ok()) {
+        if (k.second == 0)
+          vendor_[k.first] = m.seconds;
+        else
+          vendor_samples_[k] = m.seconds;
+      }
   } else if (looks_like_autoheuristic(first)) {
     autoheuristic_ = true;
     const bool all_layouts = filter.layout == "all";
@@ -191,9 +191,9 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
       max_bn = std::max(max_bn, r.config->BN);
       max_bk = std::max(max_bk, r.config->BK);
       if (r.seconds)
-        add_sample(pairs, {k, *r.config}, MeasureStatus::ok, *r.seconds, "");
+        add_sample(pairs, {k, *r.config, 0}, MeasureStatus::ok, *r.seconds, "");
       else
-        add_sample(pairs, {k, *r.config}, MeasureStatus::unlaunchable,
+        add_sample(pairs, {k, *r.config, 0}, MeasureStatus::unlaunchable,
                    std::numeric_limits<double>::infinity(),
                    fmt::format("recorded as failed (inf) in {}, line {}", source_, r.line));
     }
@@ -216,15 +216,15 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
 
   std::set<Config> space;
   for (const auto& [pk, samples] : pairs) {
-    results_.emplace(pk, summarize(samples));
-    if (full_size.count(pk.first)) space.insert(pk.second);
+    results_.emplace(pk, samples.result());
+    if (std::get<2>(pk) == 0 && full_size.count(std::get<0>(pk))) space.insert(std::get<1>(pk));
   }
   space_.assign(space.begin(), space.end());
   // A space config can time dtype d when some shape of d has an ok time for it (as launched).
   for (const ShapeKey& k : keys) {
     const Shape s = shape_of(k, true);
     for (const Config& c : space_)
-      if (lookup(s, c).ok()) space_ok_[s.dtype].insert(c);
+      if (lookup(s, c, 0).ok()) space_ok_[s.dtype].insert(c);
   }
 }
 
@@ -237,26 +237,36 @@ Config ReplayBackend::launched_config(const Config& c, const Shape& s) const {
   return inductor_shrink(inductor_canonical(c), s.M, s.N, s.K);
 }
 
-Measurement ReplayBackend::lookup(const Shape& s, const Config& c) const {
+Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) const {
   if (c.vendor) {
     Measurement m;
-    if (const auto t = vendor_time(s)) {
+    std::optional<double> t = vendor_time(s);
+    if (v2_ && sample > 0) { // a version-2 file records re-measurements of the library too
+      auto it = vendor_samples_.find({key_of(s), sample});
+      t = it == vendor_samples_.end() ? std::nullopt : std::optional<double>(it->second);
+    }
+    if (t) {
       m.status = MeasureStatus::ok;
       m.seconds = *t;
     } else {
-      m.detail = fmt::format("no vendor-library time for {}x{}x{} {} in {}", s.M, s.N, s.K,
-                             dtype_name(s.dtype), source_);
+      m.detail = fmt::format("no vendor-library time{} for {}x{}x{} {} in {}",
+                             sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M,
+                             s.N, s.K, dtype_name(s.dtype), source_);
     }
     return m;
   }
   const Config launched = launched_config(c, s);
-  auto it = results_.find({key_of(s), launched});
+  auto it = results_.find({key_of(s), launched, sample});
+  // Files without samples (version 1, AutoHeuristic) answer every sample with their one value.
+  if (it == results_.end() && !v2_) it = results_.find({key_of(s), launched, 0});
   if (it != results_.end()) return it->second;
   Measurement m;
   m.status = MeasureStatus::unmeasured;
-  m.detail = fmt::format("{} has no measurement for {}x{}x{} {}{} in {}", c.brief(), s.M, s.N, s.K,
-                         dtype_name(s.dtype),
-                         autoheuristic_ ? " " + std::get<4>(key_of(s)) : std::string(), source_);
+  m.detail =
+      fmt::format("{} has no measurement{} for {}x{}x{} {}{} in {}", c.brief(),
+                  sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M, s.N, s.K,
+                  dtype_name(s.dtype),
+                  autoheuristic_ || v2_ ? " " + std::get<4>(key_of(s)) : std::string(), source_);
   if (autoheuristic_ && !(launched == inductor_canonical(c)))
     m.detail += fmt::format(" (Inductor launches it as {} on this shape)", launched.brief());
   return m;
@@ -266,11 +276,14 @@ std::vector<Measurement> ReplayBackend::time(const std::vector<TimingRequest>& b
   std::vector<Measurement> out;
   out.reserve(batch.size());
   for (const auto& r : batch)
-    out.push_back(lookup(r.shape, r.config));
+    out.push_back(lookup(r.shape, r.config, r.sample));
   return out;
 }
 
 std::optional<std::string> ReplayBackend::cannot_time(const Config& c, DType d) const {
+  // A version-2 file is the record of a measured run, which could try any config: a config
+  // it never measured comes back unmeasured when timed, as it would have been measured then.
+  if (v2_) return std::nullopt;
   if (c.vendor) {
     for (const auto& [k, t] : vendor_)
       if (std::get<3>(k) == d) return std::nullopt;
@@ -308,7 +321,7 @@ TimeTable ReplayBackend::table(const std::vector<Shape>& shapes) {
   xt::xtensor<double, 2> times({shapes.size(), space_.size()});
   for (std::size_t r = 0; r < shapes.size(); ++r)
     for (std::size_t c = 0; c < space_.size(); ++c) {
-      const Measurement m = lookup(shapes[r], space_[c]);
+      const Measurement m = lookup(shapes[r], space_[c], 0);
       times(r, c) = m.ok() ? m.seconds : std::numeric_limits<double>::infinity();
     }
   return TimeTable(shapes, space_, std::move(times), autoheuristic_);
@@ -317,10 +330,10 @@ TimeTable ReplayBackend::table(const std::vector<Shape>& shapes) {
 std::vector<Shape> ReplayBackend::shapes() const {
   std::set<ShapeKey> keys;
   for (const auto& [pk, m] : results_)
-    keys.insert(pk.first);
+    keys.insert(std::get<0>(pk));
   std::vector<Shape> out;
   for (const ShapeKey& k : keys) {
-    Shape s = shape_of(k, autoheuristic_);
+    Shape s = shape_of(k, autoheuristic_ || v2_);
     s.name = fmt::format("{}:{}:{}M{}:N{}:K{}", gpu_.name, dtype_name(s.dtype),
                          s.layout.empty() ? std::string() : s.layout + ":", s.M, s.N, s.K);
     out.push_back(std::move(s));
@@ -336,6 +349,10 @@ std::optional<double> ReplayBackend::vendor_time(const Shape& s) const {
   auto it = vendor_.find(key_of(s));
   if (it == vendor_.end()) return std::nullopt;
   return it->second;
+}
+
+std::string ReplayBackend::vendor_label() const {
+  return v2_ ? fmt::format("torch.matmul on {}, recorded", device_) : "cuBLAS, recorded";
 }
 
 } // namespace tv

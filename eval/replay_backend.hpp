@@ -22,10 +22,19 @@
 ///   block of that dim in the file): these are the un-shrunk candidates Inductor tried, e.g.
 ///   29 configs in h100_mm. (When no key is that large, every recorded config counts.)
 ///   For our own format it is every config recorded for the GPU, exactly as recorded.
+/// - Our version-2 files (written by `--backend measured`) record samples: a request for
+///   sample k answers the records of sample k (unmeasured when there are none), so replaying
+///   a measured run repeats its noise estimate and its re-measurements exactly. Such a file is
+///   the record of a backend that could try any config, so cannot_time() accepts every config
+///   (one it never measured comes back unmeasured), noisy() is true and complete_table() false,
+///   as for the measured run itself. Its vendor rows give vendor_time(). The rows of one GPU
+///   must come from one (device, worker) pair. Files without samples (version 1, AutoHeuristic)
+///   answer every sample with their one value.
 /// - A shape is keyed by M, N, K, dtype and operand layout (Shape::layout; empty means NN).
 ///   AutoHeuristic data has rows for all four layouts (NN, NT, TN, TT) of each M, N, K; each is
 ///   its own key with its own times (a program cannot see the layout, so they are distinct
-///   problem instances of one M, N, K). Our format records no layout: its rows are NN.
+///   problem instances of one M, N, K). Version 1 of our format records no layout: its rows
+///   are NN; version 2 records the layout.
 /// - Only the rows of the requested GPU are kept from our format; an AutoHeuristic file
 ///   whose JSON line gives a shared-memory size must match the profile's per-block limit.
 #include "eval/timing_backend.hpp"
@@ -70,8 +79,14 @@ public:
   /// record, or only failed records), or nullopt.
   std::optional<std::string> cannot_time(const Config& c, DType d) const override;
   /// The space's configs over `shapes`, +inf where a pair is unmeasured or failed; agrees
-  /// with time() (AMD knobs ignored in lookups for AutoHeuristic data).
+  /// with time() for sample 0 (AMD knobs ignored in lookups for AutoHeuristic data).
   TimeTable table(const std::vector<Shape>& shapes) override;
+  /// "cuBLAS, recorded", or "torch.matmul on DEVICE, recorded" for a version-2 file.
+  std::string vendor_label() const override;
+  /// True for a version-2 file (a record of real, noisy measurements with samples).
+  bool noisy() const override { return v2_; }
+  /// False for a version-2 file: its table holds what one run happened to measure.
+  bool complete_table() const override { return !v2_; }
 
   /// True when the file is an AutoHeuristic dataset (false: our own format).
   bool autoheuristic() const { return autoheuristic_; }
@@ -88,19 +103,24 @@ public:
   /// The config that is looked up for `c` on `s`: shrunk to the shape and group/knobs
   /// canonicalised for AutoHeuristic data, `c` itself for our format.
   Config launched_config(const Config& c, const Shape& s) const;
-  /// Number of distinct (shape, config) pairs with at least one record.
+  /// Number of distinct (shape, config, sample) entries with at least one record (samples
+  /// other than 0 only in version-2 files).
   std::size_t recorded_pairs() const { return results_.size(); }
 
 private:
   /// M, N, K, dtype and layout ("NN" for an unspecified one).
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
-  Measurement lookup(const Shape& s, const Config& c) const;
+  Measurement lookup(const Shape& s, const Config& c, int sample) const;
 
   std::string path_, source_;
   Gpu gpu_;
   bool autoheuristic_ = false;
-  std::map<std::pair<ShapeKey, Config>, Measurement> results_; ///< one answer per pair
+  bool v2_ = false;    ///< our format, version 2
+  std::string device_; ///< version 2: the device the rows were measured on
+  /// One answer per (shape, config, sample).
+  std::map<std::tuple<ShapeKey, Config, int>, Measurement> results_;
   std::map<ShapeKey, double> vendor_; ///< median vendor-library time per shape
+  std::map<std::pair<ShapeKey, int>, double> vendor_samples_; ///< version 2: re-measurements
   std::vector<Config> space_;
   std::map<DType, std::set<Config>> space_ok_; ///< space configs with an ok time, per dtype
 };

@@ -99,10 +99,11 @@ std::string methods_table(const std::vector<MethodResult>& methods) {
 std::string problem_header(const Problem& p) {
   std::string out = fmt::format(
       "GPU {} ({}), backend {}; {} shapes from {}{}\n"
-      "split: {} -> {} train, {} test; {} launchable configs\n",
+      "split: {} -> {} train, {} test; {} {} configs\n",
       p.gpu.name, p.gpu.full_name, p.backend->name(), p.table->shapes().size(), p.shapes_path,
       p.test_shapes_path.empty() ? "" : " and " + p.test_shapes_path, p.split_description,
-      p.train_rows.size(), p.test_rows.size(), p.table->configs().size());
+      p.train_rows.size(), p.test_rows.size(), p.table->configs().size(),
+      p.backend->complete_table() ? "launchable" : "measured");
   for (const std::string& n : p.notes)
     out += "  " + n + "\n";
   return out;

@@ -16,6 +16,9 @@ namespace tv {
 struct TimingRequest {
   Shape shape;
   Config config;
+  /// 0: the pair's first measurement; k > 0: its k-th independent re-measurement (a backend
+  /// without noise answers every sample alike).
+  int sample{};
 };
 
 /// A source of (shape, config) timings.
@@ -33,8 +36,21 @@ public:
   /// time), for baselines and oracles. Shape labels must be unique.
   virtual TimeTable table(const std::vector<Shape>& shapes) = 0;
   /// The vendor library's time for `s` (e.g. cuBLAS, as recorded), or nullopt when this
-  /// backend has none (the default). Baselines show it beside the heuristics.
+  /// backend has none (the default). Baselines show it beside the heuristics. Never measures:
+  /// a measuring backend answers what time_vendor() measured.
   virtual std::optional<double> vendor_time(const Shape&) const { return std::nullopt; }
+  /// Times the vendor library on each shape: a measuring backend measures what it has not
+  /// measured yet, others answer vendor_time() (unmeasured where there is none).
+  virtual std::vector<Measurement> time_vendor(const std::vector<Shape>& shapes);
+  /// How baselines name the vendor library's figures, e.g. "cuBLAS, recorded".
+  virtual std::string vendor_label() const { return "cuBLAS, recorded"; }
+  /// True when measuring a pair again can give another time (real measurements): runs then
+  /// estimate the noise first and re-measure a new best before accepting it.
+  virtual bool noisy() const { return false; }
+  /// True when table() covers the backend's whole config space; false when it holds only
+  /// what was measured so far (load_problem then measures the expert on every shape first,
+  /// and baselines say "over N measured configs").
+  virtual bool complete_table() const { return true; }
 };
 
 } // namespace tv

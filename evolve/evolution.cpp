@@ -102,6 +102,8 @@ nlohmann::json EvolutionOptions::to_json() const {
           {"candidates", candidates},
           {"checkpoint_every", checkpoint_every},
           {"drop_unexercised", drop_unexercised},
+          {"noise_threshold", noise_threshold},
+          {"confirm_samples", confirm_samples},
           {"database",
            {{"islands", database.islands},
             {"island_capacity", database.island_capacity},
@@ -114,7 +116,8 @@ nlohmann::json EvolutionOptions::to_json() const {
            {{"enabled", cascade.enabled},
             {"probe_count", cascade.probe_count},
             {"probe_shapes", cascade.probe_shapes},
-            {"probe_margin", cascade.probe_margin}}}};
+            {"probe_margin", cascade.probe_margin},
+            {"analytic_probes", cascade.analytic_probes}}}};
 }
 
 EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
@@ -144,6 +147,11 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
   o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
   o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
+  // Measured runs' settings; runs written before they existed had neither.
+  if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
+  if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
+  if (c.contains("analytic_probes"))
+    o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
   return o;
 }
 
@@ -162,6 +170,7 @@ struct Evolution::State {
   Counters counters;
   std::map<std::string, Counters> per_op;
   std::vector<Improvement> improvements;
+  Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
   std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
   std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
   std::vector<double> best_times;     ///< best time seen per training shape
@@ -210,7 +219,9 @@ nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
             {"expert", print_program(p.expert)},
             {"train_shapes", p.train_rows.size()},
             {"test_shapes", p.test_rows.size()},
-            {"configs", p.table->configs().size()}}},
+            // A table of what was measured grows as runs measure: its size names no run.
+            {"configs", p.backend->complete_table() ? nlohmann::json(p.table->configs().size())
+                                                    : nlohmann::json(nullptr)}}},
           {"mutator", m.name()},
           {"mutator_settings", m.settings()}, // null for the mock
           {"options", o.to_json()}};
@@ -247,6 +258,7 @@ void Evolution::seed_run() {
     c.island = i;
     s.db.add(c, s.rng);
   }
+  s.best = s.db.best();
   s.seen.insert(hash_value(expert));
   s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
@@ -299,7 +311,7 @@ MutationRequest Evolution::make_request(const ParentSample& sample) {
                                 i < s.expert_times.size() ? s.expert_times[i] : 0.0,
                                 s.eval.fastest(problem_->train_rows[i], kMeasuredPerShape)});
   }
-  const Candidate& best = s.db.best();
+  const Candidate& best = s.best;
   request.best_text =
       best.id == sample.parent.id ? request.parent_text : print_program(best.program);
   request.best_score = best.score;
@@ -361,6 +373,20 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       delta.cache_hits = ev.cache_hits;
       if (stage == Stage::static_reject)
         delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
+      const double bar = 1.0 + options_.noise_threshold;
+      if (stage == Stage::full && options_.confirm_samples > 0 &&
+          ev.train.speedup_vs_expert > s.best.score * bar) {
+        // Kernels within a few percent swap places from run to run: re-measure first.
+        const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
+        delta.kernel_runs += again.kernel_runs;
+        if (again.stage != Stage::full) {
+          stage = Stage::timing_failed;
+          reason = "re-measuring a would-be new best: " + again.reason;
+        } else {
+          ev.train = again.train;
+          ev.train_times = again.train_times;
+        }
+      }
       if (stage == Stage::full) {
         Candidate c;
         c.id = id;
@@ -370,10 +396,11 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
         c.island = sample.island;
         out.program = child;
         out.score = c.score;
-        const bool new_best = c.score > s.db.best().score;
-        if (c.score > parent.score) delta.improved = 1;
+        const bool new_best = c.score > s.best.score * bar;
+        if (c.score > parent.score * bar) delta.improved = 1;
         if (new_best) {
           delta.new_best = 1;
+          s.best = c;
           s.improvements.push_back({s.done, id, c.score, op});
           s.best_reply = reply.text;
           const ParsedReply parsed = parse_reply(reply.text);
@@ -475,7 +502,8 @@ void Evolution::step_batch(long long count) {
     std::vector<Child> better; // children that beat the parent, best first
     for (std::size_t c = 0; c < g.size; ++c) {
       Child child = settle(g.sample, g.parent_text, replies[g.first + c], nullptr, {});
-      if (child.stage == Stage::full && child.score > g.sample.parent.score)
+      if (child.stage == Stage::full &&
+          child.score > g.sample.parent.score * (1.0 + options_.noise_threshold))
         better.push_back(std::move(child));
     }
     if (!g.merge_room || better.size() < 2) continue;
@@ -507,7 +535,7 @@ EvolutionResult Evolution::loop() {
       s.stop_reason = "budget";
     else if (options_.stagnation > 0 && s.since_best >= options_.stagnation)
       s.stop_reason = "stagnation";
-    else if (options_.target_score > 0 && s.db.best().score >= options_.target_score)
+    else if (options_.target_score > 0 && s.best.score >= options_.target_score)
       s.stop_reason = "target score";
     else if (options_.max_seconds > 0 && s.seconds() >= options_.max_seconds)
       s.stop_reason = "wall time";
@@ -524,8 +552,8 @@ EvolutionResult Evolution::loop() {
       Progress pr;
       pr.done = s.done;
       pr.budget = options_.budget;
-      pr.best_score = s.db.best().score;
-      pr.best_fraction = problem_->train->score(s.db.best().program).fraction_of_oracle;
+      pr.best_score = s.best.score;
+      pr.best_fraction = problem_->train->score(s.best.program).fraction_of_oracle;
       pr.kernel_runs = s.counters.kernel_runs;
       pr.seconds = s.seconds();
       progress_(pr);
@@ -578,6 +606,11 @@ void Evolution::write_checkpoint() {
   st["best_configs"] = nlohmann::json::array();
   for (const Config& c : s.best_configs)
     st["best_configs"].push_back(print_config(c));
+  st["best"] = {{"id", s.best.id},
+                {"parent", s.best.parent},
+                {"program", print_program(s.best.program)},
+                {"score", s.best.score},
+                {"island", s.best.island}};
   st["best_reply"] = s.best_reply;
   st["best_diff"] = s.best_diff;
   st["best_op"] = s.best_op;
@@ -667,6 +700,17 @@ void Evolution::load_checkpoint() {
   s.last_checkpoint = s.done;
   if (s.seeded) {
     s.db = ProgramDatabase::from_json(get_field<nlohmann::json>(st, "database", w));
+    s.best = s.db.best(); // the accepted best, below; older checkpoints: the database's
+    if (st.contains("best")) {
+      const auto& b = st["best"];
+      const ParseResult pr = parse_program(get_field<std::string>(b, "program", w));
+      if (!pr.ok()) throw InputError(fmt::format("{}: the best program does not parse", path));
+      s.best.id = get_field<std::uint64_t>(b, "id", w);
+      s.best.parent = get_field<std::uint64_t>(b, "parent", w);
+      s.best.program = *pr.program;
+      s.best.score = get_field<double>(b, "score", w);
+      s.best.island = get_field<int>(b, "island", w);
+    }
     s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
     if (s.best_times.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_times has the wrong length", path));
@@ -712,7 +756,7 @@ EvolutionResult Evolution::resume() {
 EvolutionResult Evolution::finish() {
   State& s = *s_;
   EvolutionResult r;
-  r.best = s.db.best();
+  r.best = s.best;
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

@@ -42,6 +42,13 @@ struct EvolutionOptions {
   /// default decides none, let the last rule's config become the default): such a config was
   /// never timed, so it would only be an untested guess on unseen shapes.
   bool drop_unexercised = true;
+  /// A child counts as better than its parent, and as a new best, only when its train speedup
+  /// beats the other's by more than this fraction (the run-to-run noise of a measuring
+  /// backend; 0 = any gain counts).
+  double noise_threshold = 0;
+  /// A would-be new best is re-measured this many more times before it is accepted; its
+  /// score becomes that of the median times (0 = accept on the first measurement).
+  int confirm_samples = 0;
   DatabaseOptions database;
   CascadeOptions cascade;
 

@@ -1137,7 +1137,11 @@ std::string compose_reply(Rng& rng, Op op, const Edit& e, const MutationRequest&
 } // namespace
 
 MockLlmOptions mock_options_for(const Problem& problem, MockLlmOptions options) {
-  if (dynamic_cast<const ReplayBackend*>(problem.backend.get()))
+  // A recorded table is the whole space a replay can time. A replay of a measured run's file
+  // (complete_table() false) is not: that run proposed from the profile's space, and so must
+  // its replay, to make the same decisions.
+  if (dynamic_cast<const ReplayBackend*>(problem.backend.get()) &&
+      problem.backend->complete_table())
     options.space = problem.table->configs();
   return options;
 }

@@ -45,8 +45,9 @@ struct MockLlmOptions {
 };
 
 /// `options` with `space` set to the configs the problem's backend has recordings for when it
-/// replays measurements (those are all it can time); unchanged for the analytic model, which
-/// times any launchable config.
+/// replays a complete recorded table (those are all it can time); unchanged for the analytic
+/// model and measured backends, which time any launchable config, and for replays of a
+/// measured run's file, which must propose what that run proposed.
 MockLlmOptions mock_options_for(const Problem& problem, MockLlmOptions options);
 
 /// Parses split features written as letters ("M", "MN", "MNK", in any order); throws

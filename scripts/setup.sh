@@ -7,6 +7,7 @@ packages=(
   g++ cmake make pkg-config python3
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
   libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
+  slurm-wlm munge # tests/slurm_test.cpp: a one-node cluster for the measured backend's srun path
 )
 
 missing=()

@@ -161,12 +161,13 @@ TEST_CASE("measurement_cache: append_record refuses other files") {
 TEST_CASE("measurement_cache: malformed files name the file and line") {
   const std::string row = "h100,128,4096,4096,bf16,128,128,64,4,3,8,,,,";
   CHECK(error_of("") ==
-        "cache.csv:1: empty file (expected the line '# tilevolve-measurements v1')");
-  CHECK(error_of("# tilevolve-measurements v2\n") ==
-        "cache.csv:1: unsupported version '# tilevolve-measurements v2' (this tilevolve reads "
-        "'# tilevolve-measurements v1')");
+        "cache.csv:1: empty file (expected the line '# tilevolve-measurements v2')");
+  CHECK(error_of("# tilevolve-measurements v3\n") ==
+        "cache.csv:1: unsupported version '# tilevolve-measurements v3' (this tilevolve reads "
+        "'# tilevolve-measurements v1' and '# tilevolve-measurements v2')");
   CHECK(error_of(std::string(kMeasurementCacheHeader) + "\n") ==
-        "cache.csv:1: expected the line '# tilevolve-measurements v1' first");
+        "cache.csv:1: expected the line '# tilevolve-measurements v2' (or "
+        "'# tilevolve-measurements v1') first");
   CHECK(error_of("# tilevolve-measurements v1\n").rfind("cache.csv:1: missing the header", 0) == 0);
   CHECK(error_of("# tilevolve-measurements v1\ngpu,M,N,K\n")
             .rfind("cache.csv:2: expected the header 'gpu,M,N,K,dtype,", 0) == 0);

@@ -1,0 +1,248 @@
+#include "eval/backends/measured_backend.hpp"
+
+#include "eval/controller/progress_bar.hpp"
+#include "ir/error.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace tv {
+
+namespace {
+
+/// "12,345" (written digit by digit: GCC 12 warns falsely about string::insert here).
+std::string thousands(long long v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+/// Why no worker can be used, one device per line.
+std::string device_errors(const DevicePool& pool) {
+  std::string out;
+  for (const auto& d : pool.devices())
+    out += fmt::format("\n  device {} ({}): {}", d.id, d.command, d.healthy ? "healthy" : d.error);
+  return out;
+}
+
+} // namespace
+
+MeasuredBackend::MeasuredBackend(const Gpu& gpu, PoolOptions pool, const std::string& cache_path)
+    : gpu_(gpu), options_(std::move(pool)) {
+  if (cache_path.empty()) throw InputError("the measured backend needs a cache file (--cache)");
+  if (options_.command.empty()) options_.command = default_worker_command();
+  pool_ = std::make_unique<DevicePool>(options_);
+  const DeviceInfo* first = nullptr;
+  for (const auto& d : pool_->devices()) {
+    if (!d.healthy) continue;
+    ++healthy_;
+    if (!first) {
+      first = &d;
+    } else if (d.hello.device != first->hello.device || d.hello.worker != first->hello.worker) {
+      throw InputError(fmt::format(
+          "the workers report different devices or worker versions: device {} is '{}' with "
+          "'{}', device {} is '{}' with '{}'; run one pool per kind of device",
+          first->id, first->hello.device, first->hello.worker, d.id, d.hello.device,
+          d.hello.worker));
+    }
+  }
+  if (!first)
+    throw InputError(fmt::format("no worker started (worker command: {}):{}", options_.command,
+                                 device_errors(*pool_)));
+  const std::string& backend = first->hello.backend;
+  if ((backend == "cuda" && gpu_.vendor != "nvidia") || (backend == "rocm" && gpu_.vendor != "amd"))
+    throw InputError(fmt::format("the workers run on {} ({}), but the GPU profile '{}' is {}: "
+                                 "choose a matching --gpu",
+                                 first->hello.device, backend, gpu_.name, gpu_.vendor));
+  store_ = std::make_unique<MeasurementStore>(
+      cache_path, MeasurementStore::Family{gpu_.name, first->hello.device, first->hello.worker});
+  for (const auto& w : store_->warnings())
+    fmt::print(stderr, "tilevolve: warning: {}\n", w);
+}
+
+MeasuredBackend::~MeasuredBackend() = default;
+
+std::string MeasuredBackend::name() const {
+  const DeviceInfo* first = nullptr;
+  for (const auto& d : pool_->devices())
+    if (!first && !d.hello.device.empty()) first = &d;
+  return fmt::format("measured: {} x{} ({}), cache {}", first ? first->hello.device : "?", healthy_,
+                     first ? first->hello.worker : "?", store_->path());
+}
+
+std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>& jobs) {
+  std::vector<Measurement> out(jobs.size());
+  if (jobs.empty()) return out;
+  std::vector<std::string> ids;
+  for (const auto& d : pool_->devices())
+    ids.push_back(d.id);
+  std::vector<PoolResult> results;
+  {
+    ProgressBar bar(ids, options_.progress);
+    results = pool_->run(jobs, [&](const PoolProgress& p) { bar.update(p); });
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const PoolResult& r = results[i];
+    if (r.controller_error) {
+      // The pool gave up on the pair, not the kernel: report it, keep it out of the file.
+      ++counters_.errors;
+      out[i].status = MeasureStatus::error;
+      out[i].detail = r.reply.detail;
+      continue;
+    }
+    ++counters_.measured;
+    out[i] = store_->record(jobs[i].shape, jobs[i].config, jobs[i].vendor, jobs[i].sample, r.reply);
+  }
+  if (!pool_->any_healthy())
+    throw InputError(fmt::format("no worker is left to measure with; every measurement so far "
+                                 "is in {} (resume the run to continue):{}",
+                                 store_->path(), device_errors(*pool_)));
+  return out;
+}
+
+std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>& batch) {
+  std::vector<Measurement> out(batch.size());
+  std::vector<MeasureJob> jobs;
+  std::vector<std::vector<std::size_t>> wanted_by; // request indices per job
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, Config, int>,
+           std::size_t>
+      job_of;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const TimingRequest& r = batch[i];
+    const bool vendor = r.config.vendor; // a program's "vendor" branch: time the library
+    ++counters_.requested;
+    if (auto hit = store_->find(r.shape, r.config, vendor, r.sample)) {
+      ++counters_.from_cache;
+      out[i] = *hit;
+      continue;
+    }
+    const auto key = std::make_tuple(r.shape.M, r.shape.N, r.shape.K, r.shape.dtype,
+                                     r.shape.layout.empty() ? std::string("NN") : r.shape.layout,
+                                     vendor ? vendor_config() : r.config, r.sample);
+    auto [it, fresh] = job_of.emplace(key, jobs.size());
+    if (fresh) {
+      MeasureJob j;
+      j.shape = r.shape;
+      j.config = r.config;
+      j.vendor = vendor;
+      j.sample = r.sample;
+      j.warmup = options_.warmup;
+      j.reps = options_.reps;
+      jobs.push_back(j);
+      wanted_by.emplace_back();
+    }
+    wanted_by[it->second].push_back(i);
+  }
+  const std::vector<Measurement> got = measure(jobs);
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (std::size_t i : wanted_by[j])
+      out[i] = got[j];
+  return out;
+}
+
+std::vector<Measurement> MeasuredBackend::time_vendor(const std::vector<Shape>& shapes) {
+  std::vector<Measurement> out(shapes.size());
+  std::vector<MeasureJob> jobs;
+  std::vector<std::size_t> job_index(shapes.size(), std::size_t(-1));
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>, std::size_t>
+      job_of;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    ++counters_.requested;
+    if (auto hit = store_->find(s, Config{}, true, 0)) {
+      ++counters_.from_cache;
+      out[i] = *hit;
+      continue;
+    }
+    const auto key =
+        std::make_tuple(s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string("NN") : s.layout);
+    auto [it, fresh] = job_of.emplace(key, jobs.size());
+    if (fresh) {
+      MeasureJob j;
+      j.shape = s;
+      j.vendor = true;
+      j.warmup = options_.warmup;
+      j.reps = options_.reps;
+      jobs.push_back(j);
+    }
+    job_index[i] = it->second;
+  }
+  const std::vector<Measurement> got = measure(jobs);
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    if (job_index[i] != std::size_t(-1)) out[i] = got[job_index[i]];
+  return out;
+}
+
+TimeTable MeasuredBackend::table(const std::vector<Shape>& shapes) {
+  const std::vector<Config> configs = store_->configs();
+  xt::xtensor<double, 2> times({shapes.size(), configs.size()});
+  for (std::size_t r = 0; r < shapes.size(); ++r)
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+      const auto m = store_->find(shapes[r], configs[c], false, 0);
+      times(r, c) = m && m->ok() ? m->seconds : std::numeric_limits<double>::infinity();
+    }
+  return TimeTable(shapes, configs, std::move(times), false);
+}
+
+std::optional<double> MeasuredBackend::vendor_time(const Shape& s) const {
+  const auto m = store_->find(s, Config{}, true, 0);
+  if (!m || !m->ok()) return std::nullopt;
+  return m->seconds;
+}
+
+std::string MeasuredBackend::vendor_label() const {
+  return fmt::format("torch.matmul on {}, measured", store_->family().device);
+}
+
+nlohmann::json MeasuredBackend::report_json() const {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : pool_->devices())
+    devices.push_back({{"id", d.id},
+                       {"device", d.hello.device},
+                       {"backend", d.hello.backend},
+                       {"worker", d.hello.worker},
+                       {"healthy", d.healthy},
+                       {"error", d.error},
+                       {"measured", d.done},
+                       {"busy_s", d.busy_s}});
+  return {{"devices", devices},
+          {"cache",
+           {{"path", store_->path()},
+            {"records_at_start", store_->loaded()},
+            {"appended", store_->appended()},
+            {"appended_by_other_runs", store_->from_others()}}},
+          {"requested", counters_.requested},
+          {"from_cache", counters_.from_cache},
+          {"measured", counters_.measured},
+          {"errors", counters_.errors},
+          {"pool", pool_->counters().to_json()}};
+}
+
+std::string MeasuredBackend::report_text() const {
+  std::string out;
+  for (const auto& d : pool_->devices())
+    out += fmt::format("  device {}: {} ({}, {}): {} measured{}\n", d.id,
+                       d.hello.device.empty() ? "?" : d.hello.device, d.hello.backend,
+                       d.hello.worker, thousands(d.done), d.healthy ? "" : ", retired: " + d.error);
+  out +=
+      fmt::format("  cache {}: {} records of this device at start, {} appended\n", store_->path(),
+                  thousands((long long)store_->loaded()), thousands((long long)store_->appended()));
+  out += fmt::format("  {} pairs asked for: {} from the cache, {} measured now{}\n",
+                     thousands(counters_.requested), thousands(counters_.from_cache),
+                     thousands(counters_.measured),
+                     counters_.measured == 0 ? " (nothing new: cache hits only)" : "");
+  if (counters_.errors)
+    out += fmt::format("  {} pairs failed twice in worker faults (error, not cached)\n",
+                       thousands(counters_.errors));
+  out += fmt::format("  workers: {}\n", pool_->counters().faults());
+  return out;
+}
+
+} // namespace tv

@@ -1,0 +1,435 @@
+#include "eval/controller/device_pool.hpp"
+
+#include "eval/controller/worker_process.hpp"
+#include "ir/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <poll.h>
+#include <utility>
+
+namespace tv {
+
+namespace {
+
+constexpr std::pair<const char*, long long PoolCounters::*> kCounterFields[] = {
+    {"sent", &PoolCounters::sent},
+    {"measured", &PoolCounters::measured},
+    {"restarts", &PoolCounters::restarts},
+    {"requeued", &PoolCounters::requeued},
+    {"errors", &PoolCounters::errors},
+    {"timeouts", &PoolCounters::timeouts},
+    {"crashes", &PoolCounters::crashes},
+    {"garbage_lines", &PoolCounters::garbage_lines},
+    {"unknown_ids", &PoolCounters::unknown_ids},
+    {"bad_replies", &PoolCounters::bad_replies},
+    {"failed_starts", &PoolCounters::failed_starts},
+};
+
+/// The start of a line from a worker, printable, for messages.
+std::string excerpt(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 80)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += (u >= 0x20 && u < 0x7f) ? c : '?';
+  }
+  return s.size() > 80 ? out + "..." : out;
+}
+
+/// The last `n` non-empty lines of a worker's stderr, joined with " | ".
+std::string last_lines(const std::string& text, int n) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty()) lines.push_back(excerpt(line));
+    start = end + 1;
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > std::size_t(n) ? lines.size() - std::size_t(n) : 0;
+       i < lines.size(); ++i)
+    out += (out.empty() ? "" : " | ") + lines[i];
+  return out;
+}
+
+} // namespace
+
+nlohmann::json PoolCounters::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, field] : kCounterFields)
+    j[name] = this->*field;
+  return j;
+}
+
+std::string PoolCounters::faults() const {
+  std::string out;
+  for (const auto& [name, field] : kCounterFields) {
+    if (field == &PoolCounters::sent || field == &PoolCounters::measured || this->*field == 0)
+      continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, this->*field);
+  }
+  return out.empty() ? "no faults" : out;
+}
+
+struct DevicePool::Slot {
+  enum class State { starting, ready, retired };
+  std::unique_ptr<WorkerProcess> proc;
+  State state = State::starting;
+  Clock::time_point deadline;
+  /// (request id, job index), in the order they were sent.
+  std::vector<std::pair<std::uint64_t, std::size_t>> outstanding;
+  int consecutive_faults = 0;
+  int generation = 0; ///< incremented at every start, to drop events of a dead process
+  Clock::time_point busy_since;
+};
+
+DevicePool::DevicePool(PoolOptions options) : options_(std::move(options)) {
+  if (options_.command.empty()) throw InputError("the worker command is empty");
+  options_.inflight = std::max(1, options_.inflight);
+  options_.max_failed_starts = std::max(1, options_.max_failed_starts);
+  std::signal(SIGPIPE, SIG_IGN);
+  const auto add = [&](const std::string& id) {
+    slots_.push_back(std::make_unique<Slot>());
+    DeviceInfo d;
+    d.id = id;
+    d.command = substitute_device(options_.command, id);
+    info_.push_back(d);
+    start(slots_.size() - 1);
+  };
+  const auto wait_for_hellos = [&] {
+    while (starting())
+      pump(std::chrono::milliseconds(100));
+  };
+  if (options_.devices.empty()) {
+    add("0");
+    wait_for_hellos();
+    if (slots_[0]->state == Slot::State::ready)
+      for (int d = 1; d < info_[0].hello.devices; ++d)
+        add(std::to_string(d));
+  } else {
+    for (const auto& id : options_.devices)
+      add(id);
+  }
+  wait_for_hellos();
+}
+
+DevicePool::~DevicePool() {
+  shutdown();
+}
+
+bool DevicePool::any_healthy() const {
+  for (const auto& s : slots_)
+    if (s->state == Slot::State::ready) return true;
+  return false;
+}
+
+bool DevicePool::starting() const {
+  for (const auto& s : slots_)
+    if (s->state == Slot::State::starting) return true;
+  return false;
+}
+
+void DevicePool::start(std::size_t i) {
+  Slot& s = *slots_[i];
+  s.proc.reset();
+  s.proc = std::make_unique<WorkerProcess>(info_[i].command, kMaxProtocolLine);
+  s.state = Slot::State::starting;
+  ++s.generation;
+  info_[i].healthy = false;
+  s.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(options_.timeout_s));
+  if (!s.proc->send(format_hello_request(0)))
+    fault(i, &PoolCounters::crashes, "its stdin closed before hello");
+}
+
+void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const std::string& why) {
+  Slot& s = *slots_[i];
+  const auto now = Clock::now();
+  counters_.*counter += 1;
+  const bool was_starting = s.state == Slot::State::starting;
+  if (was_starting) ++counters_.failed_starts;
+  std::string what = why;
+  if (s.proc) {
+    s.proc->kill(0.2);
+    what += fmt::format(" (worker {})", s.proc->exit_description());
+    if (const std::string tail = last_lines(s.proc->stderr_tail(), 3); !tail.empty())
+      what += "; its stderr: " + tail;
+  }
+  if (!s.outstanding.empty())
+    info_[i].busy_s += std::chrono::duration<double>(now - s.busy_since).count();
+  // The unanswered requests, earliest first, go to the front of the queue once; a second
+  // fault makes them an error for that pair only.
+  for (auto it = s.outstanding.rbegin(); it != s.outstanding.rend(); ++it) {
+    const std::size_t j = it->second;
+    if (++attempts_[j] >= 2) {
+      PoolResult& r = (*results_)[j];
+      r.reply = MeasureReply{};
+      r.reply.status = MeasureStatus::error;
+      r.reply.detail =
+          fmt::format("caught in two worker faults; the last: device {}: {}", info_[i].id, what);
+      r.controller_error = true;
+      r.device = int(i);
+      ++done_;
+      ++counters_.errors;
+    } else {
+      pending_.push_back(j);
+      ++counters_.requeued;
+    }
+  }
+  s.outstanding.clear();
+  if (++s.consecutive_faults >= options_.max_failed_starts) {
+    s.state = Slot::State::retired;
+    info_[i].healthy = false;
+    info_[i].error = fmt::format("{} consecutive faults; the last: {}", s.consecutive_faults, what);
+    return;
+  }
+  info_[i].error = what; // kept for the report while it restarts
+  ++counters_.restarts;
+  start(i);
+}
+
+void DevicePool::handle_line(std::size_t i, const std::string& line) {
+  Slot& s = *slots_[i];
+  const ReplyLine r = read_reply_line(line);
+  if (!r.ok) {
+    fault(i, &PoolCounters::garbage_lines,
+          fmt::format("printed a line that is not a reply ({}): '{}'", r.error, excerpt(line)));
+    return;
+  }
+  if (s.state == Slot::State::starting) {
+    if (r.id != 0) {
+      fault(i, &PoolCounters::unknown_ids, fmt::format("answered id {} before hello", r.id));
+      return;
+    }
+    HelloReply h;
+    if (auto e = parse_hello_reply(r.body, h)) {
+      fault(i, &PoolCounters::bad_replies, "sent a bad hello reply: " + *e);
+      return;
+    }
+    if (!h.ok || h.protocol != kWorkerProtocol) {
+      // The worker says it cannot work here: starting it again would not help.
+      ++counters_.failed_starts;
+      s.proc->kill(0.2);
+      s.state = Slot::State::retired;
+      info_[i].healthy = false;
+      info_[i].error = !h.ok
+                           ? "the worker cannot run: " + h.detail
+                           : fmt::format("the worker speaks protocol {}; this tilevolve speaks {}",
+                                         h.protocol, kWorkerProtocol);
+      return;
+    }
+    s.state = Slot::State::ready;
+    info_[i].hello = h;
+    info_[i].healthy = true;
+    info_[i].error.clear();
+    return;
+  }
+  auto it = std::find_if(s.outstanding.begin(), s.outstanding.end(),
+                         [&](const auto& p) { return p.first == r.id; });
+  if (it == s.outstanding.end()) {
+    fault(i, &PoolCounters::unknown_ids,
+          fmt::format("replied to id {}, which it was not sent", r.id));
+    return;
+  }
+  MeasureReply m;
+  if (auto e = parse_measure_reply(r.body, m)) {
+    fault(i, &PoolCounters::bad_replies, fmt::format("sent a bad reply for id {}: {}", r.id, *e));
+    return;
+  }
+  const std::size_t j = it->second;
+  s.outstanding.erase(it);
+  PoolResult& res = (*results_)[j];
+  res.reply = std::move(m);
+  res.controller_error = false;
+  res.device = int(i);
+  ++done_;
+  ++counters_.measured;
+  ++info_[i].done;
+  ++run_done_[i];
+  s.consecutive_faults = 0;
+  const auto now = Clock::now();
+  s.deadline = now + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(options_.timeout_s));
+  if (s.outstanding.empty()) {
+    info_[i].busy_s += std::chrono::duration<double>(now - s.busy_since).count();
+  }
+}
+
+void DevicePool::dispatch() {
+  if (!jobs_) return;
+  bool sent = true;
+  while (sent && !pending_.empty()) {
+    sent = false;
+    for (std::size_t i = 0; i < slots_.size() && !pending_.empty(); ++i) {
+      Slot& s = *slots_[i];
+      if (s.state != Slot::State::ready || int(s.outstanding.size()) >= options_.inflight) continue;
+      const std::size_t j = pending_.back();
+      pending_.pop_back();
+      const std::uint64_t id = next_id_++;
+      const auto now = Clock::now();
+      if (s.outstanding.empty()) {
+        s.busy_since = now;
+        s.deadline = now + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(options_.timeout_s));
+      }
+      s.outstanding.emplace_back(id, j);
+      ++counters_.sent;
+      if (!s.proc->send(format_measure_request(id, (*jobs_)[j])))
+        fault(i, &PoolCounters::crashes, "its stdin is closed");
+      sent = true;
+    }
+  }
+}
+
+void DevicePool::pump(Clock::duration max_wait) {
+  struct Watch {
+    std::size_t slot;
+    int generation;
+    int kind; // 0 stdout, 1 stderr, 2 stdin
+  };
+  std::vector<pollfd> fds;
+  std::vector<Watch> watches;
+  auto now = Clock::now();
+  Clock::duration wait = max_wait;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = *slots_[i];
+    if (s.state == Slot::State::retired || !s.proc) continue;
+    const auto watch = [&](int fd, short events, int kind) {
+      if (fd < 0) return;
+      fds.push_back({fd, events, 0});
+      watches.push_back({i, s.generation, kind});
+    };
+    watch(s.proc->stdout_fd(), POLLIN, 0);
+    watch(s.proc->stderr_fd(), POLLIN, 1);
+    if (s.proc->wants_write()) watch(s.proc->stdin_fd(), POLLOUT, 2);
+    if (s.state == Slot::State::starting || !s.outstanding.empty())
+      wait = std::min(wait, std::max(Clock::duration::zero(), s.deadline - now));
+  }
+  const int ms = int(std::chrono::ceil<std::chrono::milliseconds>(wait).count());
+  const int n = ::poll(fds.data(), nfds_t(fds.size()), std::max(0, ms));
+  if (n > 0) {
+    for (std::size_t k = 0; k < fds.size(); ++k) {
+      if (!fds[k].revents) continue;
+      const Watch w = watches[k];
+      Slot& s = *slots_[w.slot];
+      if (s.generation != w.generation || s.state == Slot::State::retired || !s.proc) continue;
+      if (w.kind == 1) {
+        s.proc->read_stderr();
+      } else if (w.kind == 2) {
+        if (!s.proc->flush()) fault(w.slot, &PoolCounters::crashes, "its stdin broke");
+      } else {
+        std::vector<std::string> lines;
+        const auto res = s.proc->read_stdout(lines);
+        for (const auto& line : lines) {
+          if (s.generation != w.generation || s.state == Slot::State::retired) break;
+          handle_line(w.slot, line);
+        }
+        if (s.generation != w.generation || s.state == Slot::State::retired) continue;
+        if (res == WorkerProcess::ReadResult::eof) {
+          s.proc->read_stderr();
+          s.proc->wait_exit(0.2);
+          fault(w.slot, &PoolCounters::crashes,
+                s.state == Slot::State::starting ? "exited before answering hello"
+                                                 : "exited while measuring");
+        } else if (res == WorkerProcess::ReadResult::overlong) {
+          fault(w.slot, &PoolCounters::garbage_lines,
+                fmt::format("printed a line longer than {} bytes", kMaxProtocolLine));
+        }
+      }
+    }
+  }
+  now = Clock::now();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = *slots_[i];
+    if (s.state == Slot::State::retired) continue;
+    if ((s.state == Slot::State::starting || !s.outstanding.empty()) && now >= s.deadline)
+      fault(i, &PoolCounters::timeouts,
+            fmt::format("was silent for {} s {}", options_.timeout_s,
+                        s.state == Slot::State::starting ? "after hello" : "while measuring"));
+  }
+}
+
+std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
+                                        const std::function<void(const PoolProgress&)>& progress) {
+  std::vector<PoolResult> results(jobs.size());
+  jobs_ = &jobs;
+  results_ = &results;
+  attempts_.assign(jobs.size(), 0);
+  pending_.clear();
+  for (std::size_t j = jobs.size(); j-- > 0;)
+    pending_.push_back(j);
+  done_ = 0;
+  run_done_.assign(slots_.size(), 0);
+  const auto t0 = Clock::now();
+  auto last_report = t0;
+  const auto report = [&] {
+    if (!progress) return;
+    PoolProgress p;
+    p.done = done_;
+    p.total = jobs.size();
+    p.done_per_device = run_done_;
+    for (const auto& s : slots_)
+      p.inflight_per_device.push_back(int(s->outstanding.size()));
+    p.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    progress(p);
+  };
+  while (done_ < jobs.size()) {
+    dispatch();
+    if (!any_healthy() && !starting()) {
+      std::string why;
+      for (const auto& d : info_)
+        why += fmt::format("{}device {}: {}", why.empty() ? "" : "; ", d.id, d.error);
+      for (std::size_t j : pending_) {
+        results[j].reply = MeasureReply{};
+        results[j].reply.status = MeasureStatus::error;
+        results[j].reply.detail = "no healthy worker left: " + why;
+        results[j].controller_error = true;
+        ++done_;
+      }
+      pending_.clear();
+      break;
+    }
+    pump(std::chrono::milliseconds(100));
+    if (Clock::now() - last_report >= std::chrono::milliseconds(100)) {
+      report();
+      last_report = Clock::now();
+    }
+  }
+  report();
+  jobs_ = nullptr;
+  results_ = nullptr;
+  return results;
+}
+
+void DevicePool::shutdown(double grace_s) {
+  for (auto& s : slots_) {
+    if (!s->proc) continue;
+    if (s->state == Slot::State::ready) s->proc->send(format_shutdown_request(next_id_++));
+    s->proc->close_stdin();
+  }
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(grace_s));
+  while (Clock::now() < until) {
+    bool all_done = true;
+    for (auto& s : slots_) {
+      if (!s->proc || s->proc->poll_exit()) continue;
+      all_done = false;
+      std::vector<std::string> ignored;
+      s->proc->read_stdout(ignored); // keep its pipes drained so it can exit
+      s->proc->read_stderr();
+    }
+    if (all_done) break;
+    ::poll(nullptr, 0, 5);
+  }
+  for (auto& s : slots_) {
+    if (s->proc) s->proc->kill(0.0);
+    s->proc.reset();
+    if (s->state != Slot::State::retired) s->state = Slot::State::retired;
+  }
+}
+
+} // namespace tv

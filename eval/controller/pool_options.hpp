@@ -1,0 +1,27 @@
+#pragma once
+/// How the device pool starts and talks to its workers (plain data, set from the command line).
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// Worker command, devices, limits and timing repetitions of a device pool.
+struct PoolOptions {
+  /// Command template run through /bin/sh -c, every "{device}" replaced by a device id; empty
+  /// means the reference Triton worker (default_worker_command()).
+  std::string command;
+  /// Device ids to start one worker each for; empty means as many as the first worker (on
+  /// device "0") reports.
+  std::vector<std::string> devices;
+  double timeout_s = 120;    ///< silence (no reply while requests are out) that counts as a hang
+  int inflight = 2;          ///< requests sent ahead to each worker (it compiles the next)
+  int max_failed_starts = 3; ///< consecutive faults without a good reply before a device retires
+  int warmup = 5;            ///< untimed runs before each measurement
+  int reps = 20;             ///< timed repetitions per measurement (the median is the result)
+  bool progress = false;     ///< draw a progress bar on stderr while measuring
+};
+
+/// `python3 <source>/eval/workers/triton_worker.py --device {device}`.
+std::string default_worker_command();
+
+} // namespace tv

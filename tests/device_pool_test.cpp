@@ -1,0 +1,211 @@
+// The device pool against real worker processes: the fake worker, healthy and in each of its
+// faulty modes. Every fault must leave every finished measurement intact and be counted.
+#include "eval/controller/device_pool.hpp"
+#include "models/analytic_model.hpp"
+
+#include "support/fake_worker.hpp"
+#include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+using namespace tv;
+using tv::test::cfg;
+using tv::test::fake_worker_cmd;
+
+namespace {
+
+/// `n` distinct (shape, config) jobs over the lecture shapes and a few launchable configs.
+std::vector<MeasureJob> jobs(std::size_t n) {
+  const std::vector<Config> configs = {cfg(128, 128, 64, 4, 3, 8), cfg(64, 128, 64, 4, 4, 8),
+                                       cfg(128, 256, 64, 8, 3, 8), cfg(16, 64, 128, 4, 4, 1)};
+  std::vector<MeasureJob> out;
+  for (std::size_t i = 0; out.size() < n; ++i) {
+    MeasureJob j;
+    j.shape = tv::test::lecture_shapes()[i % 88];
+    j.config = configs[(i / 88) % configs.size()];
+    j.reps = 3;
+    out.push_back(j);
+  }
+  return out;
+}
+
+PoolOptions options(const std::string& args, std::vector<std::string> devices = {"0", "1"}) {
+  PoolOptions o;
+  o.command = fake_worker_cmd(args);
+  o.devices = std::move(devices);
+  o.timeout_s = 5;
+  return o;
+}
+
+/// Every result is ok and within the fake worker's 1% noise of its own job's model time.
+void check_all_measured(const std::vector<MeasureJob>& js, const std::vector<PoolResult>& rs) {
+  REQUIRE(rs.size() == js.size());
+  for (std::size_t i = 0; i < js.size(); ++i) {
+    INFO("job " << i << ": " << rs[i].reply.detail);
+    REQUIRE(rs[i].reply.status == MeasureStatus::ok);
+    const double model = model_time(js[i].shape, js[i].config, tv::test::gpu("h100"));
+    CHECK(std::abs(rs[i].reply.seconds / model - 1.0) <= 0.0100001);
+    CHECK(rs[i].reply.times.size() == 3);
+  }
+}
+
+} // namespace
+
+TEST_CASE("device_pool: two healthy workers measure every job, each result its own") {
+  DevicePool pool(options(""));
+  REQUIRE(pool.devices().size() == 2);
+  for (const auto& d : pool.devices()) {
+    CHECK(d.healthy);
+    CHECK(d.hello.device == "NVIDIA H100 SXM5 80GB (fake)");
+    CHECK(d.hello.backend == "fake");
+    CHECK(d.hello.worker == "tilevolve-fake-worker 1");
+  }
+  const auto js = jobs(120);
+  const auto rs = pool.run(js);
+  check_all_measured(js, rs);
+  std::set<int> devices;
+  for (const auto& r : rs)
+    devices.insert(r.device);
+  CHECK(devices == std::set<int>{0, 1});
+  CHECK(pool.counters().measured == 120);
+  CHECK(pool.counters().faults() == "no faults");
+  // A second run on the same pool.
+  const auto again = pool.run(jobs(10));
+  check_all_measured(jobs(10), again);
+}
+
+TEST_CASE("device_pool: failures are results without a time, vendor jobs are timed") {
+  DevicePool pool(options("--wrong-result-bm 64", {"0"}));
+  std::vector<MeasureJob> js(3);
+  js[0].shape = tv::test::shape(128, 4096, 4096);
+  js[0].config = cfg(256, 128, 64, 4, 3, 8); // 296 registers per thread on h100
+  js[1].shape = js[0].shape;
+  js[1].config = cfg(64, 128, 64, 4, 4, 8);
+  js[2].shape = js[0].shape;
+  js[2].vendor = true;
+  const auto rs = pool.run(js);
+  CHECK(rs[0].reply.status == MeasureStatus::unlaunchable);
+  CHECK(rs[0].reply.detail.find("registers per thread") != std::string::npos);
+  CHECK(rs[0].reply.times.empty());
+  CHECK(rs[1].reply.status == MeasureStatus::wrong_result);
+  CHECK(rs[1].reply.times.empty());
+  CHECK(!rs[1].controller_error);
+  REQUIRE(rs[2].reply.status == MeasureStatus::ok);
+  CHECK(rs[2].reply.seconds > 0);
+  CHECK(pool.counters().faults() == "no faults");
+}
+
+TEST_CASE("device_pool: replies out of order are matched by id") {
+  DevicePool pool(options("--out-of-order"));
+  const auto js = jobs(60);
+  check_all_measured(js, pool.run(js));
+  CHECK(pool.counters().faults() == "no faults");
+}
+
+TEST_CASE("device_pool: a worker that crashes mid-batch is restarted and nothing is lost") {
+  tv::test::ScratchDir dir("tv_pool");
+  DevicePool pool(options("--crash-after 1 --fault-device 0 --once-file " + dir.at("crashed")));
+  const auto js = jobs(80);
+  check_all_measured(js, pool.run(js));
+  const PoolCounters& c = pool.counters();
+  CHECK(c.crashes == 1);
+  CHECK(c.restarts == 1);
+  CHECK(c.requeued >= 1);
+  CHECK(c.errors == 0);
+  CHECK(c.measured == 80);
+}
+
+TEST_CASE("device_pool: a worker that hangs is killed at the timeout and its pairs re-queued") {
+  tv::test::ScratchDir dir("tv_pool");
+  PoolOptions o = options("--hang-after 1 --fault-device 1 --once-file " + dir.at("hung"));
+  o.timeout_s = 0.5;
+  DevicePool pool(o);
+  const auto js = jobs(40);
+  check_all_measured(js, pool.run(js));
+  CHECK(pool.counters().timeouts == 1);
+  CHECK(pool.counters().restarts == 1);
+  CHECK(pool.counters().requeued >= 1);
+  CHECK(pool.counters().errors == 0);
+}
+
+TEST_CASE("device_pool: garbage lines, unknown ids and lies are faults, never results") {
+  tv::test::ScratchDir dir("tv_pool");
+  struct Case {
+    const char* flag;
+    long long PoolCounters::*counter;
+  };
+  for (const Case& k : {Case{"--garbage-after 1", &PoolCounters::garbage_lines},
+                        Case{"--unknown-id-after 1", &PoolCounters::unknown_ids},
+                        Case{"--lie-after 1", &PoolCounters::bad_replies}}) {
+    INFO(std::string(k.flag));
+    const std::string once =
+        dir.at(std::string("once") + std::to_string(std::string(k.flag).size()));
+    DevicePool pool(options(std::string(k.flag) + " --fault-device 0 --once-file " + once));
+    const auto js = jobs(30);
+    // The lie is a wrong_result with a time: the pair must come back ok from a re-measure.
+    check_all_measured(js, pool.run(js));
+    INFO(pool.counters().to_json().dump() << " device 0 did " << pool.devices()[0].done);
+    CHECK(pool.counters().*k.counter == 1);
+    CHECK(pool.counters().restarts == 1);
+    CHECK(pool.counters().errors == 0);
+  }
+}
+
+TEST_CASE("device_pool: a worker that exits at hello retires and the others carry on") {
+  DevicePool pool(options("--exit-at-hello --fault-device 1"));
+  REQUIRE(pool.devices().size() == 2);
+  CHECK(pool.devices()[0].healthy);
+  CHECK(!pool.devices()[1].healthy);
+  CHECK(pool.devices()[1].error.find("exited before answering hello") != std::string::npos);
+  CHECK(pool.devices()[1].error.find("exited with status 3") != std::string::npos);
+  CHECK(pool.devices()[1].error.find("--exit-at-hello") != std::string::npos); // its stderr
+  CHECK(pool.counters().failed_starts == 3);
+  const auto js = jobs(20);
+  const auto rs = pool.run(js);
+  check_all_measured(js, rs);
+  for (const auto& r : rs)
+    CHECK(r.device == 0);
+}
+
+TEST_CASE("device_pool: a hello error retires the worker at once with the worker's reason") {
+  DevicePool pool(options("--hello-error 'torch not importable'", {"0"}));
+  CHECK(!pool.any_healthy());
+  CHECK(pool.devices()[0].error == "the worker cannot run: torch not importable");
+  CHECK(pool.counters().failed_starts == 1);
+  const auto rs = pool.run(jobs(3));
+  for (const auto& r : rs) {
+    CHECK(r.reply.status == MeasureStatus::error);
+    CHECK(r.controller_error);
+    CHECK(r.reply.detail.find("no healthy worker left") != std::string::npos);
+  }
+}
+
+TEST_CASE("device_pool: a pair caught in two faults becomes error for that pair only") {
+  // Every incarnation crashes at its first measure request: each pair fails twice.
+  PoolOptions o = options("--crash-after 0", {"0"});
+  o.max_failed_starts = 10;
+  DevicePool pool(o);
+  const auto rs = pool.run(jobs(4));
+  for (const auto& r : rs) {
+    CHECK(r.reply.status == MeasureStatus::error);
+    CHECK(r.controller_error);
+    CHECK(r.reply.detail.find("caught in two worker faults") != std::string::npos);
+  }
+  CHECK(pool.counters().errors == 4);
+  CHECK(pool.counters().crashes == 4);
+}
+
+TEST_CASE("device_pool: without --devices the first worker says how many to start") {
+  PoolOptions o = options("--devices 3", {});
+  DevicePool pool(o);
+  REQUIRE(pool.devices().size() == 3);
+  CHECK(pool.devices()[2].id == "2");
+  CHECK(pool.devices()[2].command.find("--device 2") != std::string::npos);
+  const auto js = jobs(30);
+  check_all_measured(js, pool.run(js));
+}

@@ -1,0 +1,85 @@
+// End to end: `tilevolve devices` and `tilevolve measure` with fake workers.
+#include "eval/measurement_cache.hpp"
+
+#include "support/fake_worker.hpp"
+#include "support/shell.hpp"
+#include "support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using tv::test::ScratchDir;
+
+tv::test::ShellResult tilevolve(const std::string& args) {
+  return tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>&1");
+}
+
+std::string worker(const std::string& args = "") {
+  return " --worker-cmd \"" + tv::test::fake_worker_cmd(args) + "\"";
+}
+
+} // namespace
+
+TEST_CASE("devices: what each worker reports, and the ones that fail with their reason") {
+  const auto ok = tilevolve("devices --devices 0,1" + worker());
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("2 of 2 healthy") != std::string::npos);
+  CHECK(ok.out.find("NVIDIA H100 SXM5 80GB (fake)  fake     tilevolve-fake-worker 1") !=
+        std::string::npos);
+  // Without --devices: as many as the first worker reports.
+  const auto all = tilevolve("devices --json" + worker("--devices 3"));
+  REQUIRE(all.status == 0);
+  const auto j = nlohmann::json::parse(all.out);
+  CHECK(j["healthy"] == 3);
+  CHECK(j["devices"][2]["id"] == "2");
+  // One that exits at hello: exit status 1, the reason and its stderr.
+  const auto bad = tilevolve("devices --devices 0,1" + worker("--exit-at-hello --fault-device 1"));
+  CHECK(bad.status == 1);
+  CHECK(bad.out.find("1 of 2 healthy") != std::string::npos);
+  CHECK(bad.out.find("exited before answering hello") != std::string::npos);
+  CHECK(bad.out.find("exiting at hello as asked") != std::string::npos);
+  CHECK(tilevolve("devices --worker-timeout 0").status == 2);
+}
+
+TEST_CASE("measure: fills the cache for a shape set, then measures nothing twice") {
+  ScratchDir dir("tv_measure");
+  const std::string shapes = dir.write("s.csv", "name,M,N,K\na,1,4096,4096\nb,256,4096,4096\n");
+  const std::string cache = dir.at("m.csv");
+  const std::string cmd = "measure --gpu h100 --shapes " + shapes +
+                          " --configs sample:12 --seed 4 " + "--vendor --cache " + cache +
+                          " --devices 0,1" + worker();
+  const auto first = tilevolve(cmd + " --json");
+  REQUIRE(first.status == 0);
+  const auto j = nlohmann::json::parse(first.out.substr(first.out.find('{')));
+  const long long pairs = j["pairs"].get<long long>();
+  CHECK(pairs + j["ruled_out_by_profile"].get<long long>() == 24);
+  CHECK(j["measurement"]["measured"] == pairs + 2); // and the vendor library on both shapes
+  CHECK(j["vendor"]["ok"] == 2);
+  CHECK(j["results"].size() == std::size_t(pairs));
+  CHECK(j["model"]["median_measured_over_model"].get<double>() ==
+        doctest::Approx(1.0).epsilon(0.01)); // the fake's noise is 1%
+  const auto file = tv::load_measurement_file(cache);
+  CHECK(file.version == 2);
+  CHECK(file.records.size() == std::size_t(pairs + 2));
+  // Again: all from the cache.
+  const auto second = tilevolve(cmd);
+  REQUIRE(second.status == 0);
+  CHECK(second.out.find("0 measured now (nothing new: cache hits only)") != std::string::npos);
+  CHECK(tv::load_measurement_file(cache).records.size() == file.records.size());
+  // The configs a program chooses.
+  const std::string prog = dir.write("p.py", "def choose(M, N, K):\n"
+                                             "    return Config(BM=64, BN=64, BK=64, warps=4, "
+                                             "stages=3, group=8)\n");
+  const auto p = tilevolve("measure --gpu h100 --shapes " + shapes + " --configs program:" + prog +
+                           " --cache " + cache + " --devices 0 --json" + worker());
+  REQUIRE(p.status == 0);
+  CHECK(nlohmann::json::parse(p.out.substr(p.out.find('{')))["pairs"] == 2);
+  // Bad input names what was wrong.
+  const auto bad =
+      tilevolve("measure --shapes " + shapes + " --configs some --cache " + cache + worker());
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("--configs must be all, sample:N or program:FILE") != std::string::npos);
+  CHECK(tilevolve("measure --shapes " + shapes + " --configs sample:x" + worker()).status == 2);
+}
