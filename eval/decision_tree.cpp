@@ -86,8 +86,7 @@ public:
           Split s;
           s.gain = gain;
           s.feature = f;
-          const std::int64_t a = order[k].first, b = order[k + 1].first;
-          s.threshold = a + (b - a - 1) / 2; // halfway, as an integer: a <= t < b
+          s.threshold = tree_threshold(o_.features[f], order[k].first, order[k + 1].first, o_);
           best = s;
         }
       }
@@ -153,6 +152,29 @@ private:
 };
 
 } // namespace
+
+std::int64_t tree_threshold(const Comparison& f, std::int64_t a, std::int64_t b,
+                            const TreeOptions& o) {
+  const std::int64_t half = a + (b - a - 1) / 2; // halfway, as an integer: a <= t < b
+  if (o.round_thresholds_units <= 0) return half;
+  // Round values in [a, b - 1], the one nearest halfway wins (the smaller on ties).
+  std::optional<std::int64_t> best;
+  auto consider = [&](std::int64_t v) {
+    if (v < a || v > b - 1) return;
+    if (!best || std::abs(v - half) < std::abs(*best - half)) best = v;
+  };
+  if (f.feature == Feature::tiles) {
+    const std::int64_t step = std::max(1, o.round_thresholds_units / 2);
+    for (std::int64_t v = (a / step) * step; v <= b - 1 && v <= kDimMax - step; v += step)
+      consider(v);
+  } else {
+    for (std::int64_t p = 1; p <= b - 1 && p <= kDimMax / 2; p *= 2) {
+      consider(p);
+      consider(p + p / 2);
+    }
+  }
+  return best.value_or(half);
+}
 
 std::vector<Comparison> default_tree_features() {
   return {feature(Feature::M),          feature(Feature::N),

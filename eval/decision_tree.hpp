@@ -21,7 +21,17 @@ struct TreeOptions {
   int min_leaf_shapes = 1; ///< no leaf smaller than this
   /// The features, as comparisons whose op and value are ignored (tile sizes matter).
   std::vector<Comparison> features;
+  /// 0: thresholds halfway between neighbouring training values (scikit-learn's rule). Else
+  /// the GPU's SM/CU count, and thresholds are the round values an engineer would write where
+  /// one lies between the two training values: for tile counts a multiple of half the units
+  /// (whole waves and half waves), for the other features a power of two (or 1.5 times one);
+  /// halfway only when no such value lies between them.
+  int round_thresholds_units = 0;
 };
+
+/// The threshold t (a <= t < b) `o` puts between neighbouring training values a < b of `f`.
+std::int64_t tree_threshold(const Comparison& f, std::int64_t a, std::int64_t b,
+                            const TreeOptions& o);
 
 /// The default features: M, N, K, M * N, and the tile counts of 64x64 and 128x128 tiles.
 std::vector<Comparison> default_tree_features();

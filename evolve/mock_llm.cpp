@@ -242,9 +242,9 @@ std::string describe_change(const Config& a, const Config& b) {
 // ---------------------------------------------------------------------------------------------
 // Proposal context
 
-enum class Op { tweak, targeted, threshold, split, del, crossover, refit, adopt };
-constexpr std::array<Op, 8> kAllOps{Op::tweak, Op::targeted,  Op::threshold, Op::split,
-                                    Op::del,   Op::crossover, Op::refit,     Op::adopt};
+enum class Op { tweak, targeted, threshold, split, del, crossover, refit, adopt, waves };
+constexpr std::array<Op, 9> kAllOps{Op::tweak, Op::targeted,  Op::threshold, Op::split, Op::del,
+                                    Op::crossover, Op::refit, Op::adopt, Op::waves};
 
 std::string_view op_name(Op op) {
   switch (op) {
@@ -264,6 +264,8 @@ std::string_view op_name(Op op) {
     return "refit";
   case Op::adopt:
     return "adopt";
+  case Op::waves:
+    return "waves";
   }
   return "tweak";
 }
@@ -909,6 +911,7 @@ std::optional<Edit> op_refit(Ctx& x) {
   const MockLlmOptions& o = x.options;
   choice.max_leaves = int(x.rng.uniform_int(o.refit_min_leaves, o.refit_max_leaves));
   choice.min_leaf_shapes = int(x.rng.uniform_int(1, 3));
+  if (x.rng.chance(o.refit_round)) choice.units = x.gpu.units;
   choice.penalty =
       o.refit_min_penalty + (o.refit_max_penalty - o.refit_min_penalty) * x.rng.uniform01();
   for (const Comparison& f : o.refit_features)
@@ -934,6 +937,74 @@ std::optional<Edit> op_refit(Ctx& x) {
     features += (features.empty() ? "" : ", ") + feature_text(f);
   e.note = fmt::format("regrouped the shapes by {} into {} rules from the configs measured so far",
                        features, e.child.rules.size() + 1);
+  return e;
+}
+
+/// Tiles of `c`'s block over the output of `s` (one wave when it equals the GPU's units).
+std::int64_t grid_tiles(const Shape& s, const Config& c) {
+  return derived_value(Feature::tiles, std::max(1, c.BM), std::max(1, c.BN), s.M, s.N);
+}
+
+/// What a kernel engineer does when a shape's grid does not fill the GPU: a new rule, above the
+/// one that decides it, for the shapes whose grid of that rule's tiles is under a wave (or whose
+/// output is as small), with a smaller tile (the fastest smaller one measured on the shape, or
+/// the block halved along its longer side).
+std::optional<Edit> op_waves(Ctx& x) {
+  if (x.parent.rules.size() >= kMaxRules || x.gpu.units <= 0) return std::nullopt;
+  const std::int64_t units = x.gpu.units;
+  std::vector<const ShapeFeedback*> thin;
+  for (const ShapeFeedback* f : x.hot)
+    if (!f->config.vendor && grid_tiles(f->shape, f->config) < units) thin.push_back(f);
+  if (thin.empty()) return std::nullopt;
+  const ShapeFeedback* f = thin[x.rng.index(std::min<std::size_t>(3, thin.size()))];
+  const int decider = x.parent.deciding_rule(f->shape);
+  const std::size_t t = decider < 0 ? x.parent.rules.size() : std::size_t(decider);
+  const Config cur = config_at(x.parent, t);
+  Edit e{x.parent, {}, f};
+  Rule rule;
+  if (t < x.parent.rules.size()) rule.condition = x.parent.rules[t].condition;
+  Comparison cut;
+  cut.op = CmpOp::le;
+  if (x.rng.chance(0.7)) {
+    // Whole or half waves: the smallest round count at or above the shape's grid.
+    cut.feature = Feature::tiles;
+    cut.tile_m = cur.BM;
+    cut.tile_n = cur.BN;
+    const std::int64_t have = grid_tiles(f->shape, cur);
+    const std::int64_t step = std::max<std::int64_t>(1, units / (x.rng.chance(0.5) ? 2 : 4));
+    cut.value = std::max(step, ceil_div(have, step) * step);
+    if (cut.value >= units && x.rng.chance(0.5)) cut.value = units - 1;
+  } else {
+    cut.feature = Feature::MN;
+    cut.value = next_pow2(std::min<std::int64_t>(f->shape.M * f->shape.N, kBigDim * 1024));
+  }
+  for (const auto& c : rule.condition.terms)
+    if (c.same_feature(cut)) return std::nullopt; // already bounded on this feature
+  rule.condition.terms.push_back(cut);
+  std::optional<Config> cfg;
+  const long long area = (long long)cur.BM * cur.BN;
+  if (x.rng.chance(0.6))
+    for (const auto& [secs, c] : f->measured)
+      if (!c.vendor && (long long)c.BM * c.BN < area) {
+        cfg = c;
+        break;
+      }
+  if (!cfg) {
+    Config c = cur;
+    const ConfigSpace& s = x.gpu.space;
+    int& side = c.BN >= c.BM ? c.BN : c.BM;
+    const auto smaller = step(c.BN >= c.BM ? s.BN : s.BM, side, -1);
+    if (!smaller) return std::nullopt;
+    side = *smaller;
+    cfg = repair(x, c, false, &cur);
+  }
+  if (!cfg || *cfg == cur) return std::nullopt;
+  rule.config = *cfg;
+  e.child.rules.insert(e.child.rules.begin() + std::ptrdiff_t(t), rule);
+  e.note = fmt::format("{} makes only {} tiles of {}x{} here, under one wave of {} units; new "
+                       "rule `if {}` with {}",
+                       f->shape.label(), grid_tiles(f->shape, cur), cur.BM, cur.BN, units,
+                       print_condition(rule.condition), cfg->brief());
   return e;
 }
 
@@ -981,6 +1052,8 @@ std::optional<Edit> apply_op(Ctx& x, Op op) {
     return op_refit(x);
   case Op::adopt:
     return op_adopt(x);
+  case Op::waves:
+    return op_waves(x);
   }
   return std::nullopt;
 }
@@ -1004,6 +1077,7 @@ std::vector<std::pair<Op, double>> op_weights(const Ctx& x) {
       {Op::crossover, x.request.inspiration_texts.empty() ? 0.0 : 0.05},
       {Op::refit, x.options.refit_weight * (measured ? 1.0 : 0.0)},
       {Op::adopt, x.options.adopt_weight * (measured ? 1.0 : 0.0)},
+      {Op::waves, n >= kMaxRules || !feedback ? 0.0 : x.options.waves_weight},
   };
 }
 
@@ -1086,7 +1160,7 @@ DiffBlock make_block(std::string_view parent, std::string_view child) {
 }
 
 std::string intro(Rng& rng, Op op, const std::string& note) {
-  static const std::array<std::vector<std::string_view>, 8> kTemplates{{
+  static const std::array<std::vector<std::string_view>, 9> kTemplates{{
       {"Let's try a small change: {}.", "One-field tweak: {}.",
        "A neighbouring value might do better here: {}."},
       {"This config looks mistuned for the shapes it decides; {}.",
@@ -1099,6 +1173,7 @@ std::string intro(Rng& rng, Op op, const std::string& note) {
       {"Borrowing from another good program: {}.", "Crossover: {}."},
       {"Reading the measurements so far, I {}.", "A fresh grouping: I {}."},
       {"Trying what measured best nearby: {}.", "Spreading a measured winner: {}."},
+      {"The grid does not fill the GPU: {}.", "Wave quantization: {}."},
   }};
   const auto& t = kTemplates[std::size_t(op)];
   return fmt::format(fmt::runtime(t[rng.index(t.size())]), note);

@@ -34,10 +34,15 @@ struct MockLlmOptions {
   double refit_weight = 0.12;
   /// Weight of the adopt operator (a rule takes a config measured fastest on one of its shapes).
   double adopt_weight = 0.0;
+  /// Weight of the waves operator (a rule for shapes whose grid is under a wave, smaller tile).
+  double waves_weight = 0.08;
   int refit_min_leaves = 3, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
   double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
   double refit_feature_chance = 0.6; ///< chance each feature but M takes part in a refit
   double refit_bootstrap = 0.5;      ///< chance a refit fits on a random 80% of the shapes
+  /// Chance a refit puts its thresholds at round values (whole and half waves of the GPU for
+  /// tile counts, powers of two otherwise) instead of halfway between training values.
+  double refit_round = 1.0;
   /// The features a refit may split on (M always; each other one in about 60% of refits).
   std::vector<Comparison> refit_features{
       Comparison{Feature::M}, Comparison{Feature::MN}, Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},

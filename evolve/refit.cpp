@@ -55,6 +55,7 @@ std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
   o.max_leaves = choice.max_leaves;
   o.min_leaf_shapes = choice.min_leaf_shapes;
   o.features = choice.features;
+  o.round_thresholds_units = choice.units;
   return fit_tree(shapes, configs, cost, o);
 }
 
