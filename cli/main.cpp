@@ -6,6 +6,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/lecture_command.hpp"
 #include "cli/score_command.hpp"
+#include "cli/serve_command.hpp"
 #include "cli/splits_command.hpp"
 #include "ir/error.hpp"
 
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   tv::add_lecture_command(app);
   tv::add_ablation_command(app);
   tv::add_splits_command(app);
+  tv::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

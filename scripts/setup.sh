@@ -4,9 +4,12 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make python3
+  g++ cmake make python3 pkg-config
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
   libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
+  # The dashboard (tilevolve serve) serves Chart.js from this package's installed file; its
+  # test drives headless Chromium through chromedriver (about 100 MB with dependencies).
+  libjs-chart.js chromium chromium-driver
 )
 
 missing=()
