@@ -1,5 +1,7 @@
 #include "serve/event_follower.hpp"
 
+#include "serve/path_safety.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
@@ -11,8 +13,9 @@ namespace {
 constexpr std::size_t kTail = 64;
 } // namespace
 
-EventFollower::EventFollower(std::filesystem::path path, std::size_t max_line)
-    : path_(std::move(path)), max_line_(max_line) {}
+EventFollower::EventFollower(std::filesystem::path path, std::size_t max_line,
+                             std::filesystem::path root)
+    : path_(std::move(path)), max_line_(max_line), root_(std::move(root)) {}
 
 void EventFollower::restart() {
   offset_ = 0;
@@ -41,6 +44,11 @@ EventPoll EventFollower::poll(std::size_t max_bytes) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path_, ec);
   const std::uint64_t have = ec ? 0 : size;
+  problem_.clear();
+  if (!ec && !root_.empty() && leaves_root(root_, path_)) {
+    problem_ = "events.ndjson points outside the run directory: not read";
+    ec = std::make_error_code(std::errc::permission_denied);
+  }
   std::ifstream in;
   if (!ec) in.open(path_, std::ios::binary);
   if (ec || !in) {
@@ -104,8 +112,12 @@ EventPoll EventFollower::poll(std::size_t max_bytes) {
 }
 
 EventSlice read_event_slice(const std::filesystem::path& path, std::uint64_t offset,
-                            std::size_t max_bytes) {
+                            std::size_t max_bytes, const std::filesystem::path& root) {
   EventSlice out;
+  if (!root.empty() && leaves_root(root, path)) {
+    out.error = "events.ndjson points outside the run directory";
+    return out;
+  }
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   out.size = ec ? 0 : size;
@@ -123,7 +135,7 @@ EventSlice read_event_slice(const std::filesystem::path& path, std::uint64_t off
       return out;
     }
   }
-  EventFollower f(path);
+  EventFollower f(path, std::size_t(1) << 20, root);
   f.offset_ = offset;
   // tail_ stays empty: nothing before `offset` is checked.
   EventPoll p = f.poll(max_bytes);

@@ -31,15 +31,18 @@ struct EventSlice {
 };
 
 /// Reads the complete lines that start at `offset` (0 or just after a newline), at most
-/// `max_bytes` of them (but always the first line when it is shorter than 1 MiB).
+/// `max_bytes` of them (but always the first line when it is shorter than 1 MiB). With `root`,
+/// a file whose real location is outside it is refused (error set).
 EventSlice read_event_slice(const std::filesystem::path& path, std::uint64_t offset,
-                            std::size_t max_bytes);
+                            std::size_t max_bytes, const std::filesystem::path& root = {});
 
 /// Incremental reader of one NDJSON file.
 class EventFollower {
 public:
-  /// `max_line`: longer lines are skipped and counted as bad.
-  explicit EventFollower(std::filesystem::path path, std::size_t max_line = std::size_t(1) << 20);
+  /// `max_line`: longer lines are skipped and counted as bad. With `root`, a file whose real
+  /// location is outside it (a symlink pointing out) reads as missing, and problem() says so.
+  explicit EventFollower(std::filesystem::path path, std::size_t max_line = std::size_t(1) << 20,
+                         std::filesystem::path root = {});
   /// Reads at most `max_bytes` new bytes. A last line without its newline waits for the next
   /// poll. A missing file reads as empty.
   EventPoll poll(std::size_t max_bytes = std::size_t(16) << 20);
@@ -51,14 +54,19 @@ public:
   long long bad_lines() const { return bad_lines_; }
   /// "line N: why" for the first bad line, or empty.
   const std::string& first_problem() const { return first_problem_; }
+  /// Why the file is not read at all (it points outside the root), or empty.
+  const std::string& problem() const { return problem_; }
 
 private:
-  friend EventSlice read_event_slice(const std::filesystem::path&, std::uint64_t, std::size_t);
+  friend EventSlice read_event_slice(const std::filesystem::path&, std::uint64_t, std::size_t,
+                                     const std::filesystem::path&);
   void restart();
   void take_line(std::string_view line, EventPoll& out);
 
   std::filesystem::path path_;
   std::size_t max_line_;
+  std::filesystem::path root_;
+  std::string problem_;
   std::uint64_t offset_ = 0;
   std::string tail_;      ///< the last bytes before offset_, to notice a rewritten file
   bool skipping_ = false; ///< inside an over-long line: drop bytes up to its newline

@@ -83,24 +83,26 @@ void add_json_api(httplib::Server& server, RunIndex& index) {
                });
                reply(res, body);
              });
-  server.Get(R"(/api/runs/([^/]+)/events)",
-             [&index](const httplib::Request& req, httplib::Response& res) {
-               const std::string name = req.matches[1];
-               if (!check_run(index, name, res)) return;
-               const auto offset = param(req, "offset", 0);
-               const auto max_bytes = param(req, "max_bytes", 1u << 20);
-               if (!offset || !max_bytes)
-                 return error(res, 400, "offset and max_bytes must be non-negative integers");
-               const EventSlice s =
-                   read_event_slice(index.run_dir(name) / "events.ndjson", *offset,
-                                    std::size_t(std::min<std::uint64_t>(*max_bytes, 16u << 20)));
-               if (!s.error.empty()) return error(res, 400, s.error);
-               reply(res, {{"offset", *offset},
-                           {"next", s.next},
-                           {"size", s.size},
-                           {"events", s.events},
-                           {"bad_lines", s.bad_lines}});
-             });
+  server.Get(
+      R"(/api/runs/([^/]+)/events)", [&index](const httplib::Request& req, httplib::Response& res) {
+        const std::string name = req.matches[1];
+        if (!check_run(index, name, res)) return;
+        const auto offset = param(req, "offset", 0);
+        const auto max_bytes = param(req, "max_bytes", 1u << 20);
+        if (!offset || !max_bytes)
+          return error(res, 400, "offset and max_bytes must be non-negative integers");
+        const auto dir = index.run_dir(name);
+        const EventSlice s =
+            read_event_slice(dir / "events.ndjson", *offset,
+                             std::size_t(std::min<std::uint64_t>(*max_bytes, 16u << 20)), dir);
+        if (!s.error.empty())
+          return error(res, s.error.find("outside") != std::string::npos ? 403 : 400, s.error);
+        reply(res, {{"offset", *offset},
+                    {"next", s.next},
+                    {"size", s.size},
+                    {"events", s.events},
+                    {"bad_lines", s.bad_lines}});
+      });
 }
 
 } // namespace tv

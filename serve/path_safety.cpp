@@ -47,6 +47,12 @@ std::string component_problem(std::string_view c) {
   return "";
 }
 
+bool leaves_root(const std::filesystem::path& root, const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(path, ec);
+  return !ec && !inside(root, real);
+}
+
 ResolvedPath resolve_under(const std::filesystem::path& root, std::string_view relative,
                            bool want_directory) {
   namespace fs = std::filesystem;

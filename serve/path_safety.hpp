@@ -25,6 +25,10 @@ bool has_encoded_separator(std::string_view raw_target);
 /// the reason.
 std::string component_problem(std::string_view component);
 
+/// True when `path` exists and its real location (symlinks followed) is outside `root`
+/// (canonical): readers of run files check this before they open one.
+bool leaves_root(const std::filesystem::path& root, const std::filesystem::path& path);
+
 /// Resolves `relative` ('/'-separated components, each checked by component_problem) under
 /// `root` (canonical), following symlinks, and refuses anything whose real location is not
 /// inside `root`. With `want_directory` the target must be a directory, else a regular file.

@@ -96,9 +96,11 @@ json scalars(const json& from, std::initializer_list<const char*> keys) {
 } // namespace
 
 RunView::RunView(std::filesystem::path dir, std::string name)
-    : dir_(std::move(dir)), name_(std::move(name)), events_(dir_ / "events.ndjson"),
-      config_file_(dir_ / "config.json", 4u << 20),
-      per_shape_file_(dir_ / "per_shape.json", 64u << 20), best_file_(dir_ / "best.py", 1u << 20) {}
+    : dir_(std::filesystem::weakly_canonical(dir)), name_(std::move(name)),
+      events_(dir_ / "events.ndjson", std::size_t(1) << 20, dir_),
+      config_file_(dir_ / "config.json", 4u << 20, dir_),
+      per_shape_file_(dir_ / "per_shape.json", 64u << 20, dir_),
+      best_file_(dir_ / "best.py", 1u << 20, dir_) {}
 
 void RunView::reset_events() {
   start_ = json::object();
@@ -325,7 +327,8 @@ json RunView::state() const {
                  {"lines", events_.lines()},
                  {"bad_lines", events_.bad_lines()},
                  {"bad_events", bad_events_},
-                 {"first_problem", events_.first_problem()}};
+                 {"first_problem", events_.first_problem()},
+                 {"problem", events_.problem()}};
   json counters = tally_json(total_);
   counters["static_reasons"] = static_reasons_;
   counters["exhaustive_train_runs"] =

@@ -39,7 +39,8 @@ struct BestPoint {
 /// One run directory, read incrementally.
 class RunView {
 public:
-  /// `dir`: the run directory (canonical); `name`: how the index and URLs call it.
+  /// `dir`: the run directory; `name`: how the index and URLs call it. Files whose real
+  /// location is outside `dir` (symlinks pointing out) are not read.
   RunView(std::filesystem::path dir, std::string name);
   /// Reads what was appended or changed since the last update.
   void update();

@@ -1,5 +1,7 @@
 #include "serve/watched_file.hpp"
 
+#include "serve/path_safety.hpp"
+
 #include <chrono>
 #include <fmt/format.h>
 #include <fstream>
@@ -8,8 +10,9 @@
 
 namespace tv {
 
-WatchedFile::WatchedFile(std::filesystem::path path, std::uintmax_t max_bytes)
-    : path_(std::move(path)), max_bytes_(max_bytes) {}
+WatchedFile::WatchedFile(std::filesystem::path path, std::uintmax_t max_bytes,
+                         std::filesystem::path root)
+    : path_(std::move(path)), max_bytes_(max_bytes), root_(std::move(root)) {}
 
 bool WatchedFile::refresh() {
   namespace fs = std::filesystem;
@@ -29,6 +32,11 @@ bool WatchedFile::refresh() {
   content_.reset();
   problem_.clear();
   if (!exists) return true;
+  if (!root_.empty() && leaves_root(root_, path_)) {
+    problem_ =
+        fmt::format("{} points outside the run directory: not read", path_.filename().string());
+    return true;
+  }
   if (size > max_bytes_) {
     problem_ = fmt::format("{} is {} bytes, more than the {} this dashboard reads",
                            path_.filename().string(), size, max_bytes_);

@@ -14,8 +14,10 @@ std::optional<double> file_age_seconds(const std::filesystem::path& path);
 /// One file, watched for changes.
 class WatchedFile {
 public:
-  /// `max_bytes`: a larger file is not read (its content reads as absent, `problem()` says so).
-  WatchedFile(std::filesystem::path path, std::uintmax_t max_bytes);
+  /// `max_bytes`: a larger file is not read (its content reads as absent, `problem()` says so);
+  /// nor is one whose real location is outside `root` (a symlink pointing out), when given.
+  WatchedFile(std::filesystem::path path, std::uintmax_t max_bytes,
+              std::filesystem::path root = {});
   /// True when the file appeared, disappeared or changed since the last call; then content()
   /// holds what it holds now (nullopt when missing, unreadable or too large).
   bool refresh();
@@ -28,6 +30,7 @@ public:
 private:
   std::filesystem::path path_;
   std::uintmax_t max_bytes_;
+  std::filesystem::path root_;
   bool seen_ = false;
   bool exists_ = false;
   std::uintmax_t size_ = 0;

@@ -221,6 +221,30 @@ TEST_CASE("run view: a run in progress is followed, and a resume's truncation st
   CHECK(fresh.state()["counters"] == s["counters"]);
 }
 
+TEST_CASE("run view: run files that are symlinks to outside the run directory are not read") {
+  const fs::path dir = temp_dir("linked");
+  const fs::path outside = temp_dir("outside");
+  fs::create_directories(dir);
+  fs::copy(finished_run(), outside);
+  for (const char* f : {"events.ndjson", "config.json", "per_shape.json", "best.py"})
+    fs::create_symlink(outside / f, dir / f);
+  RunView v(dir, "linked");
+  v.update();
+  const json s = v.state();
+  CHECK(s["programs"] == 0);
+  CHECK(s["events"]["lines"] == 0);
+  CHECK(s["events"]["problem"] == "events.ndjson points outside the run directory: not read");
+  CHECK(s["config_problem"] == "config.json points outside the run directory: not read");
+  CHECK(s["expert"] == "");
+  CHECK(v.per_shape()["error"] == "per_shape.json points outside the run directory: not read");
+  // A symlink that stays inside the run directory is followed.
+  fs::remove(dir / "events.ndjson");
+  fs::copy_file(outside / "events.ndjson", dir / "events.real");
+  fs::create_symlink(dir / "events.real", dir / "events.ndjson");
+  v.update();
+  CHECK(v.state()["programs"] == 400);
+}
+
 TEST_CASE("run view: bad lines, mistyped fields and unknown events are counted, not fatal") {
   const fs::path dir = temp_dir("bad");
   fs::create_directories(dir);

@@ -37,6 +37,12 @@ struct Runs {
     fs::create_symlink(base / "secret", runs / "done" / "leak");
     fs::create_directory_symlink(base / "outside_run", runs / "outside");
     fs::create_directories(runs / "not_a_run");
+    // A run whose events stream is a symlink to a file outside the runs directory.
+    fs::create_directories(runs / "linked");
+    fs::copy_file(runs / "done" / "config.json", runs / "linked" / "config.json");
+    std::ofstream(base / "secret_events.ndjson")
+        << "{\"event\":\"start\",\"mutator\":\"top secret\"}\n";
+    fs::create_symlink(base / "secret_events.ndjson", runs / "linked" / "events.ndjson");
   }
 };
 
@@ -79,8 +85,9 @@ TEST_CASE("serve: the API lists the runs and answers a run's state, per-shape vi
   Server s;
   const json list = get_json(s.port, "/api/runs");
   CHECK(list["root"] == fs::canonical(runs().runs).string());
-  REQUIRE(list["runs"].size() == 1); // not the symlink out, not the directory without a run
+  REQUIRE(list["runs"].size() == 2); // not the symlink out, not the directory without a run
   CHECK(list["runs"][0]["name"] == "done");
+  CHECK(list["runs"][1]["name"] == "linked");
   CHECK(list["runs"][0]["status"] == "finished");
   CHECK(list["runs"][0]["programs"] == 300);
 
@@ -171,17 +178,23 @@ TEST_CASE("serve: every path that leaves the runs directory is refused with 403 
       "/run/outside",
       "/assets/../../secret",
       "/assets/%2e%2e%2fsecret",
+      "/files/linked/events.ndjson", // a symlink to outside the runs directory
+      "/api/runs/linked/events",
+      "/api/runs/linked", // answers, but without the file's content
   };
   for (const char* target : hostile) {
     const auto r = http_request(s.port, target);
     INFO(target << " -> " << r.status << " " << r.body);
-    CHECK((r.status == 403 || r.status == 404));
+    if (std::string(target) != "/api/runs/linked") CHECK((r.status == 403 || r.status == 404));
     CHECK(r.body.find("top secret") == std::string::npos);
     CHECK(r.body.find("root:") == std::string::npos);
   }
   CHECK(http_request(s.port, "/files/done/leak").status == 403);
   CHECK(http_request(s.port, "/files/done/%2e%2e/%2e%2e/secret").status == 403);
   CHECK(http_request(s.port, "/files/done/../../secret").status == 403);
+  CHECK(http_request(s.port, "/api/runs/linked/events").status == 403);
+  CHECK(get_json(s.port, "/api/runs/linked")["events"]["problem"] ==
+        "events.ndjson points outside the run directory: not read");
 }
 
 TEST_CASE("serve: it listens on the loopback address unless --host says otherwise") {
