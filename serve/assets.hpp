@@ -14,7 +14,9 @@ struct EmbeddedFile {
   const unsigned char* data;
   std::size_t size;
 };
+/// Every asset, in the order of the build's file list.
 extern const EmbeddedFile files[];
+/// How many entries `files` has.
 extern const std::size_t file_count;
 } // namespace embedded
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -199,12 +200,24 @@ TEST_CASE("serve: every path that leaves the runs directory is refused with 403 
 
 TEST_CASE("serve: it listens on the loopback address unless --host says otherwise") {
   Server s;
-  // /proc/net/tcp lists listening sockets as local_address:port in hex (state 0A).
-  const std::string tcp = tv::test::read_text("/proc/net/tcp");
-  const std::string loopback = fmt::format("0100007F:{:04X}", s.port);
-  const std::string any = fmt::format("00000000:{:04X}", s.port);
-  CHECK(tcp.find(loopback) != std::string::npos);
-  CHECK(tcp.find(any) == std::string::npos);
+  // /proc/net/tcp and tcp6 list sockets as "sl local_address:port remote st ...", in hex; a
+  // listening socket has state 0A. Ours must be exactly one, on 127.0.0.1.
+  std::vector<std::string> listening;
+  for (const char* file : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::istringstream in(tv::test::read_text(file));
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line)) {
+      std::istringstream cols(line);
+      std::string sl, local, remote, state;
+      cols >> sl >> local >> remote >> state;
+      if (state == "0A" && local.size() > 5 &&
+          local.substr(local.size() - 5) == fmt::format(":{:04X}", s.port))
+        listening.push_back(local);
+    }
+  }
+  REQUIRE(listening.size() == 1);
+  CHECK(listening[0] == fmt::format("0100007F:{:04X}", s.port));
   CHECK(s.process.output().find("http://127.0.0.1:") != std::string::npos);
   CHECK(s.process.output().find("warning") == std::string::npos);
   CHECK(tv::is_loopback_host("127.0.0.1"));
