@@ -136,7 +136,7 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
   CHECK(rows[0][7] == fmt::format("{:.3f}x", summary["test"]["speedup_vs_expert"].get<double>()));
   b.resize(1400, 420);
   save_screenshot(b, "dashboard-index.png");
-  b.resize(1400, 3400);
+  b.resize(1400, 3650);
 
   // The run page: charts drawn with their data points.
   b.go(server.url + "/run/lecture-h100");

@@ -3,14 +3,16 @@
 // state, never a crash, hang or leak; and following the stream in two steps must give the
 // same state as reading it at once. Not part of the CMake build. The input is split at 0x01
 // bytes into events.ndjson, per_shape.json and config.json. Seeds in
-// tests/fuzz/corpus/run_view/. From the repository root:
+// tests/fuzz/corpus/run_view/. From the repository root, after ./scripts/build.sh (eval and
+// models come from the build's static libraries: the reader only calls their static-reject
+// reason classifier, and Debian's clang 14 does not compile models/workloads/model_presets.cpp):
 //
 //   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fopenmp -I. \
 //       tests/fuzz/fuzz_run_view.cpp serve/run_view.cpp serve/event_follower.cpp \
 //       serve/watched_file.cpp serve/per_shape_view.cpp serve/program_view.cpp \
-//       serve/line_diff.cpp ir/*.cpp models/*.cpp models/workloads/*.cpp eval/*.cpp \
-//       $(pkg-config --libs fmt yaml-cpp) -o /tmp/f
-//   /tmp/f -max_total_time=30 -max_len=20000 tests/fuzz/corpus/run_view
+//       serve/line_diff.cpp serve/path_safety.cpp ir/*.cpp build/libtv_eval.a \
+//       build/libtv_models.a $(pkg-config --libs fmt yaml-cpp) -o /tmp/f
+//   /tmp/f -max_total_time=60 -max_len=20000 tests/fuzz/corpus/run_view
 #include "serve/run_view.hpp"
 
 #include <cstddef>
