@@ -373,7 +373,8 @@ void add_evolve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory: config, events.ndjson, checkpoint, best program, its exports "
-                  "(exports/: C++, Python, Triton, JSON), lineage, summary");
+                  "(exports/: C++, Python, Triton, JSON), lineage, per-shape view, summary "
+                  "(`tilevolve serve` shows it live)");
   cmd->add_option("--resume", o->resume,
                   "continue the run in this directory from its checkpoint (all settings come "
                   "from its config.json)");

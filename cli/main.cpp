@@ -10,6 +10,7 @@
 #include "cli/lecture_command.hpp"
 #include "cli/measure_command.hpp"
 #include "cli/score_command.hpp"
+#include "cli/serve_command.hpp"
 #include "cli/splits_command.hpp"
 #include "ir/error.hpp"
 #include "ir/version.hpp"
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   tv::add_measure_command(app);
   tv::add_export_command(app);
   tv::add_import_command(app);
+  tv::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

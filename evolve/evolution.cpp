@@ -5,6 +5,7 @@
 #include "evolve/mutators/reply_parser.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
+#include "evolve/viewer_data.hpp"
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
@@ -185,6 +186,7 @@ struct Evolution::State {
   bool seeded = false;
   std::string best_reply, best_op = "seed";
   std::unique_ptr<EventLog> events;
+  std::unique_ptr<ViewerData> viewer; ///< what the dashboard reads (run directory only)
   long long last_checkpoint = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   double seconds_before = 0;
@@ -454,9 +456,12 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       e["attempts"] = reply.attempts;
     }
     s.events->write(e);
-    if (delta.new_best)
-      s.events->write(
-          {{"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score}, {"op", op}});
+    if (delta.new_best) {
+      nlohmann::json b{
+          {"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score}, {"op", op}};
+      if (s.viewer) b.update(s.viewer->best_fields(s.best.program));
+      s.events->write(b);
+    }
   }
   return out;
 }
@@ -576,6 +581,7 @@ EvolutionResult Evolution::run() {
                                    dir_, dir_));
     atomic_write(dir_ + "/config.json", run_config(*problem_, *mutator_, options_).dump(2) + "\n");
     s_->events = std::make_unique<EventLog>(dir_ + "/events.ndjson", 0);
+    s_->viewer = std::make_unique<ViewerData>(*problem_);
     write_checkpoint(); // so that a run killed at any moment can be resumed
   }
   return loop();
@@ -627,6 +633,7 @@ void Evolution::write_checkpoint() {
       {"checksum", hex64(digest(body))},
       {"state", st}};
   atomic_write(dir_ + "/checkpoint.json", cp.dump() + "\n");
+  if (s.seeded) s.viewer->write_per_shape(dir_, s.best.id, s.best.program);
   s.last_checkpoint = s.done;
 }
 
@@ -741,6 +748,7 @@ void Evolution::load_checkpoint() {
                   e.value("inspirations", std::vector<std::uint64_t>{}));
   }
   s.events = std::make_unique<EventLog>(events_path, offset);
+  s.viewer = std::make_unique<ViewerData>(*problem_);
   s.resumed = true;
 }
 

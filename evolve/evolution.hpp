@@ -6,7 +6,8 @@
 /// Map: Evolution owns the run state (database, Rng, counters, cache via the evaluator) and,
 /// when given a directory, writes config.json, events.ndjson, checkpoint.json (atomic) and
 /// at the end best.py, best_simplified.py, exports/ (run_exports.hpp), lineage.graphml/.dot
-/// and summary.json.
+/// and summary.json; the viewer files (per_shape.json, new_best details) come from
+/// viewer_data.hpp.
 #include "eval/cascade.hpp"
 #include "eval/counters.hpp"
 #include "eval/problem.hpp"

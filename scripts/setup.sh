@@ -8,6 +8,9 @@ packages=(
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
   libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
   slurm-wlm munge # tests/slurm_test.cpp: a one-node cluster for the measured backend's srun path
+  # The dashboard (tilevolve serve) serves Chart.js from this package's installed file; its
+  # test drives headless Chromium through chromedriver (about 100 MB with dependencies).
+  libjs-chart.js chromium chromium-driver
 )
 
 missing=()

@@ -1,0 +1,246 @@
+// The dashboard in a real browser: `tilevolve serve` on runs the real binary wrote (one
+// finished, one still running), loaded in headless Chromium through chromedriver, checked for
+// what a person would see. Chromium is required: without it the test fails, unless it runs
+// outside CI with TILEVOLVE_SKIP_BROWSER=1, when it is skipped with a message.
+// TILEVOLVE_SCREENSHOTS=DIR saves dashboard-index.png and dashboard-run.png there (docs/).
+#include "models/data_dir.hpp"
+#include "support/http.hpp"
+#include "support/process.hpp"
+#include "support/shell.hpp"
+#include "support/webdriver.hpp"
+
+#include <cstdlib>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Tools {
+  std::string chromium, chromedriver;
+};
+
+/// Chromium and chromedriver, or nullopt when the test is to be skipped (outside CI, asked
+/// for); fails the test when they are missing otherwise.
+std::optional<Tools> browser_tools() {
+  Tools t{tv::test::find_program({"chromium", "chromium-browser", "google-chrome"}),
+          tv::test::find_program({"chromedriver"})};
+  if (!t.chromium.empty() && !t.chromedriver.empty()) return t;
+  const char* ci = std::getenv("CI");
+  const char* skip = std::getenv("TILEVOLVE_SKIP_BROWSER");
+  const bool in_ci = ci && *ci && std::string(ci) != "0" && std::string(ci) != "false";
+  if (!in_ci && skip && std::string(skip) == "1") {
+    MESSAGE("skipped: chromium or chromedriver not found and TILEVOLVE_SKIP_BROWSER=1 "
+            "(install them with ./scripts/setup.sh to run this test)");
+    return std::nullopt;
+  }
+  FAIL("chromium and chromedriver are needed (Debian packages chromium, chromium-driver; "
+       "./scripts/setup.sh installs them). Outside CI, TILEVOLVE_SKIP_BROWSER=1 skips this test.");
+  return std::nullopt;
+}
+
+fs::path work_dir(const std::string& name) {
+  const auto d =
+      fs::temp_directory_path() / fmt::format("tilevolve_browser_{}_{}", name, ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d / "runs");
+  return d;
+}
+
+void evolve(const std::string& args) {
+  const auto r = tv::test::run_shell(
+      fmt::format("{} evolve --quiet {} > /dev/null 2>&1", TILEVOLVE_BINARY, args));
+  REQUIRE(r.status == 0);
+}
+
+/// `tilevolve serve DIR --port 0`, and its URL once printed.
+struct Server {
+  tv::test::Process process;
+  std::string url;
+  Server(const fs::path& runs, const fs::path& log)
+      : process({TILEVOLVE_BINARY, "serve", runs.string(), "--port", "0"}, log.string()) {
+    REQUIRE(process.wait_for_output("http://"));
+    url = tv::test::served_url(process.output());
+  }
+};
+
+void save_screenshot(tv::test::Browser& b, const std::string& name) {
+  const char* dir = std::getenv("TILEVOLVE_SCREENSHOTS");
+  if (!dir || !*dir) return;
+  const std::string png = b.screenshot();
+  REQUIRE(png.rfind("\x89PNG", 0) == 0);
+  std::ofstream(fs::path(dir) / name, std::ios::binary) << png;
+}
+
+/// JavaScript: each chart's datasets' point counts (nulls not counted), by canvas id.
+const char* kChartPoints = R"(
+  const out = {};
+  for (const c of document.querySelectorAll('canvas')) {
+    const chart = Chart.getChart(c);
+    out[c.id] = chart ? chart.data.datasets.map(d => d.data.filter(v => v !== null && v !== undefined).length) : null;
+  }
+  return out;)";
+
+/// JavaScript: the count of non-transparent pixels of each canvas, by id.
+const char* kInkedPixels = R"(
+  const out = {};
+  for (const c of document.querySelectorAll('canvas')) {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
+    out[c.id] = n;
+  }
+  return out;)";
+
+long long number_in(const json& text) {
+  std::string digits;
+  for (const char c : text.get<std::string>())
+    if (c >= '0' && c <= '9') digits += c;
+  return digits.empty() ? -1 : std::stoll(digits);
+}
+
+} // namespace
+
+TEST_CASE("dashboard in a browser: the index and a finished run's page show their data") {
+  const auto tools = browser_tools();
+  if (!tools) return;
+  const fs::path work = work_dir("finished");
+  const fs::path runs = work / "runs";
+  evolve(fmt::format("--gpu h100 --budget 1000 --out {}", (runs / "lecture-h100").string()));
+  evolve(fmt::format("--backend replay:{} --vendor-dispatch --budget 400 --out {}",
+                     tv::data_path("replay/h100_mm.txt"), (runs / "replay-vendor").string()));
+  fs::create_directories(work / "outside");
+  std::ofstream(work / "outside" / "secret") << "top secret\n";
+  fs::create_symlink(work / "outside" / "secret", runs / "lecture-h100" / "leak");
+  Server server(runs, work / "serve.log");
+  tv::test::Browser b(tools->chromium, tools->chromedriver, work);
+
+  // The index: both runs, finished, with their best figures.
+  b.go(server.url + "/");
+  REQUIRE(b.wait_until("return window.tvDashboard && window.tvDashboard.updates > 0 && "
+                       "document.querySelectorAll('#runs tbody tr').length === 2"));
+  const json rows = b.eval("return [...document.querySelectorAll('#runs tbody tr')].map("
+                           "r => [...r.cells].map(c => c.textContent));");
+  CHECK(rows[0][0] == "lecture-h100");
+  CHECK(rows[0][1] == "finished");
+  CHECK(rows[0][5] == "1,000 / 1,000");
+  CHECK(rows[1][0] == "replay-vendor");
+  const json summary =
+      json::parse(tv::test::read_text((runs / "lecture-h100" / "summary.json").string()));
+  CHECK(rows[0][6] == fmt::format("{:.3f}x", summary["train"]["speedup_vs_expert"].get<double>()));
+  CHECK(rows[0][7] == fmt::format("{:.3f}x", summary["test"]["speedup_vs_expert"].get<double>()));
+  b.resize(1400, 420);
+  save_screenshot(b, "dashboard-index.png");
+  b.resize(1400, 3650);
+
+  // The run page: charts drawn with their data points.
+  b.go(server.url + "/run/lecture-h100");
+  REQUIRE(b.wait_until(
+      "return window.tvDashboard.updates > 0 && window.tvDashboard.perShape !== null"));
+  const json points = b.eval(kChartPoints);
+  INFO(points.dump());
+  const auto improvements = summary["improvements"].size();
+  CHECK(points["chart-progress"][0] == improvements + 1); // every new best, and the last program
+  CHECK(points["chart-progress"][1] == improvements + 1); // their test scores
+  CHECK(points["chart-cascade"][0] == 8);
+  CHECK(points["chart-operators"][0].get<int>() >= 5);
+  for (const char* half : {"chart-shapes-train", "chart-shapes-test"}) {
+    REQUIRE(points[half].size() == 4); // best, best single, per-M table, oracle
+    for (const auto& n : points[half])
+      CHECK(n == 44);
+  }
+  CHECK(points["chart-lineage"][0].get<int>() >= 2);
+  const json inked = b.eval(kInkedPixels);
+  INFO(inked.dump());
+  for (const auto& [id, n] : inked.items())
+    CHECK(n.get<long long>() > 2000); // drawn, not blank
+  const json cascade_sum = b.eval("return Chart.getChart('chart-cascade').data.datasets[0].data"
+                                  ".reduce((a, b) => a + b, 0);");
+  CHECK(cascade_sum == 1000);
+  // The best program, its simplified form and the diff from the expert are on the page.
+  CHECK(b.eval("return document.getElementById('best-program').textContent;") ==
+        tv::test::read_text((runs / "lecture-h100" / "best.py").string()));
+  CHECK(b.eval("return document.getElementById('best-simplified').textContent;") ==
+        tv::test::read_text((runs / "lecture-h100" / "best_simplified.py").string()));
+  CHECK(b.eval("return document.querySelectorAll('#best-diff .add').length;").get<int>() > 0);
+  CHECK(number_in(b.eval("return document.getElementById('programs').textContent;")) == 1000);
+  CHECK(b.eval("return document.getElementById('best-id').textContent;") ==
+        fmt::format("#{}", summary["best"]["id"].get<long long>()));
+  save_screenshot(b, "dashboard-run.png");
+
+  // Requests that leave the runs directory are refused, in the browser too.
+  const json statuses = b.eval(R"(
+    return Promise.all(['/files/lecture-h100/..%2f..%2foutside%2fsecret',
+                        '/files/lecture-h100/leak',
+                        '/files/lecture-h100/%2e%2e%2f%2e%2e%2foutside/secret',
+                        '/files/lecture-h100/best.py']
+      .map(u => fetch(u).then(r => r.status)));)");
+  CHECK(statuses[0] == 403);
+  CHECK(statuses[1] == 403);
+  CHECK(statuses[2] == 403);
+  CHECK(statuses[3] == 200);
+  b.go(server.url + "/files/lecture-h100/..%2f..%2foutside%2fsecret");
+  const json body = b.eval("return document.body.innerText;");
+  CHECK(body.get<std::string>().find("refused") != std::string::npos);
+  CHECK(body.get<std::string>().find("top secret") == std::string::npos);
+
+  // A vendor-dispatch run labels the shapes that call the vendor library.
+  b.go(server.url + "/run/replay-vendor");
+  REQUIRE(b.wait_until(
+      "return window.tvDashboard.updates > 0 && window.tvDashboard.perShape !== null"));
+  const json vendor_cells =
+      b.eval("return document.querySelectorAll('#shapes td .vendor').length;");
+  CHECK(vendor_cells.get<int>() > 0);
+  const json vendor_points = b.eval(kChartPoints);
+  CHECK(vendor_points["chart-shapes-train"].size() == 5); // the vendor library is a method too
+}
+
+TEST_CASE("dashboard in a browser: the page of a run in progress advances until it ends") {
+  const auto tools = browser_tools();
+  if (!tools) return;
+  const fs::path work = work_dir("live");
+  const fs::path runs = work / "runs";
+  // A run with a budget it cannot reach in its 8 seconds: it ends on the wall time.
+  tv::test::Process run({TILEVOLVE_BINARY, "evolve", "--gpu", "h100", "--quiet", "--budget",
+                         "100000000", "--max-seconds", "8", "--checkpoint-every", "2000", "--out",
+                         (runs / "live").string()},
+                        (work / "evolve.log").string());
+  Server server(runs, work / "serve.log");
+  tv::test::Browser b(tools->chromium, tools->chromedriver, work);
+  b.go(server.url + "/run/live?poll=250");
+  REQUIRE(b.wait_until(
+      "return window.tvDashboard.updates > 0 && window.tvDashboard.last.programs > 0"));
+  const auto programs = [&] {
+    return number_in(b.eval("return document.getElementById('programs').textContent;"));
+  };
+  const long long first = programs();
+  const json first_x = b.eval("const d = Chart.getChart('chart-progress').data.datasets[0].data;"
+                              "return d[d.length - 1].x;");
+  CHECK(b.eval("return document.getElementById('status').textContent;") == "running");
+  // The page advances by itself as the run writes events.
+  REQUIRE(b.wait_until(fmt::format("return Number(document.getElementById('programs')"
+                                   ".textContent.replace(/,/g, '')) > {} + 100;",
+                                   first),
+                       15));
+  const json later_x = b.eval("const d = Chart.getChart('chart-progress').data.datasets[0].data;"
+                              "return d[d.length - 1].x;");
+  CHECK(later_x.get<long long>() > first_x.get<long long>());
+  CHECK(b.eval("return document.getElementById('best-program').textContent.startsWith("
+               "'def choose(M, N, K):');") == true);
+  // The run stops on its wall time; the page says so.
+  REQUIRE(b.wait_until("return document.getElementById('status').textContent === "
+                       "'finished (wall time)';",
+                       30));
+  CHECK(run.wait(20) == 0); // it writes summary.json after its end event
+  const json summary = json::parse(tv::test::read_text((runs / "live" / "summary.json").string()));
+  REQUIRE(b.wait_until(fmt::format("return Number(document.getElementById('programs')"
+                                   ".textContent.replace(/,/g, '')) === {};",
+                                   summary["programs"].get<long long>()),
+                       10));
+  CHECK(programs() > first);
+}

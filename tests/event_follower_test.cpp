@@ -1,0 +1,143 @@
+// Following events.ndjson as it grows: complete lines only, bad lines counted, truncation
+// and rewrites noticed, and the stateless slices behind the JSON API.
+#include "serve/event_follower.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace tv;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_path(const std::string& name) {
+  const auto dir =
+      fs::temp_directory_path() / ("tilevolve_event_follower_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void append(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::app | std::ios::binary) << text;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::trunc | std::ios::binary) << text;
+}
+
+} // namespace
+
+TEST_CASE("event follower: a missing file reads as empty, then lines arrive as they are written") {
+  const auto p = temp_path("grow.ndjson");
+  fs::remove(p);
+  EventFollower f(p);
+  CHECK(f.poll().events.empty());
+  append(p, "{\"event\":\"start\"}\n{\"event\":\"program\",\"n\":1}\n");
+  auto r = f.poll();
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[1]["n"] == 1);
+  CHECK_FALSE(r.reset);
+  // Half a line waits for its newline.
+  append(p, "{\"event\":\"program\",");
+  CHECK(f.poll().events.empty());
+  const auto at = f.offset();
+  append(p, "\"n\":2}\n");
+  r = f.poll();
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0]["n"] == 2);
+  CHECK(f.offset() > at);
+  CHECK(f.lines() == 3);
+  CHECK(f.bad_lines() == 0);
+}
+
+TEST_CASE("event follower: garbage, non-objects and over-long lines are counted and skipped") {
+  const auto p = temp_path("bad.ndjson");
+  const std::string long_line = "{\"x\":\"" + std::string(300, 'a') + "\"}\n";
+  write(p, "{\"a\":1}\nnot json\n[1,2]\n" + long_line + "{\"a\":2}\r\n\xff\xfe\n");
+  EventFollower f(p, 100);
+  const auto r = f.poll();
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[1]["a"] == 2); // CRLF is fine
+  CHECK(f.bad_lines() == 4);
+  CHECK(f.first_problem() == "line 2: not JSON");
+}
+
+TEST_CASE("event follower: an over-long line without its end is skipped up to its newline") {
+  const auto p = temp_path("longtail.ndjson");
+  write(p, "{\"a\":1}\n" + std::string(500, 'x'));
+  EventFollower f(p, 100);
+  auto r = f.poll(50); // max_bytes below the line limit is raised to it
+  CHECK(r.events.size() == 1);
+  while (r.more)
+    r = f.poll(50);
+  CHECK(f.bad_lines() == 1);
+  append(p, std::string(300, 'x') + "\n{\"a\":3}\n");
+  r = f.poll();
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0]["a"] == 3);
+  CHECK(f.bad_lines() == 1); // the long line counts once
+}
+
+TEST_CASE("event follower: a truncated or rewritten file starts over from its first line") {
+  const auto p = temp_path("reset.ndjson");
+  write(p, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
+  EventFollower f(p);
+  CHECK(f.poll().events.size() == 3);
+  // A resume truncates the stream to its checkpoint and appends from there.
+  write(p, "{\"n\":1}\n");
+  auto r = f.poll();
+  CHECK(r.reset);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0]["n"] == 1);
+  // Rewritten with other content that is longer than before: the bytes before the offset
+  // changed, so the follower notices although the file did not shrink.
+  write(p, "{\"n\":7}\n{\"n\":8}\n{\"n\":9}\n");
+  r = f.poll();
+  CHECK(r.reset);
+  REQUIRE(r.events.size() == 3);
+  CHECK(r.events[0]["n"] == 7);
+  // Unchanged bytes and an append: no reset.
+  append(p, "{\"n\":10}\n");
+  r = f.poll();
+  CHECK_FALSE(r.reset);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0]["n"] == 10);
+}
+
+TEST_CASE("event follower: large appends come in bounded polls") {
+  const auto p = temp_path("big.ndjson");
+  std::string text;
+  for (int i = 0; i < 1000; ++i)
+    text += "{\"n\":" + std::to_string(i) + "}\n";
+  write(p, text);
+  EventFollower f(p, 64);
+  std::size_t total = 0, polls = 0;
+  for (EventPoll r;; ++polls) {
+    r = f.poll(1000);
+    total += r.events.size();
+    if (!r.more) break;
+  }
+  CHECK(total == 1000);
+  CHECK(polls > 5);
+  CHECK(f.offset() == text.size());
+}
+
+TEST_CASE("event slice: reads from a line start, refuses offsets mid-line or past the end") {
+  const auto p = temp_path("slice.ndjson");
+  write(p, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
+  auto s = read_event_slice(p, 0, 1u << 20);
+  REQUIRE(s.error.empty());
+  CHECK(s.events.size() == 3);
+  CHECK(s.next == s.size);
+  s = read_event_slice(p, 8, 1u << 20);
+  REQUIRE(s.error.empty());
+  REQUIRE(s.events.size() == 2);
+  CHECK(s.events[0]["n"] == 2);
+  CHECK(read_event_slice(p, 3, 100).error.find("start of a line") != std::string::npos);
+  CHECK(read_event_slice(p, 1000, 100).error.find("past the end") != std::string::npos);
+  s = read_event_slice(p, s.next, 100);
+  CHECK(s.error.empty());
+  CHECK(s.events.empty());
+}

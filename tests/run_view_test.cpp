@@ -1,0 +1,281 @@
+// The dashboard's model of a run directory, on directories the real binary wrote: its
+// counters agree with the run's own summary, old directories still read, a run in progress is
+// followed (also through a resume's truncation), and bad files are counted, never fatal.
+#include "serve/run_view.hpp"
+#include "support/shell.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+using namespace tv;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  // One directory per process: ctest runs test cases in parallel processes.
+  const auto d =
+      fs::temp_directory_path() / ("tilevolve_run_view_test_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d.parent_path());
+  return d;
+}
+
+/// A finished run of `budget` programs (h100 lecture problem), written once per process.
+const fs::path& finished_run() {
+  static const fs::path dir = [] {
+    const fs::path d = temp_dir("finished");
+    const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                       " evolve --gpu h100 --budget 400 --quiet --out " +
+                                       d.string() + " > /dev/null 2>&1");
+    REQUIRE(r.status == 0);
+    return d;
+  }();
+  return dir;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    out.push_back(l);
+  return out;
+}
+
+void write_lines(const fs::path& p, const std::vector<std::string>& lines, std::size_t from,
+                 std::size_t to) {
+  std::ofstream out(p, from == 0 ? std::ios::trunc : std::ios::app);
+  for (std::size_t i = from; i < to; ++i)
+    out << lines[i] << "\n";
+}
+
+} // namespace
+
+TEST_CASE("run view: a finished run's counters, operators and best agree with its summary") {
+  const fs::path dir = finished_run();
+  const json summary = json::parse(tv::test::read_text((dir / "summary.json").string()));
+  RunView v(dir, "finished");
+  v.update();
+  const json s = v.state();
+  CHECK(s["status"] == "finished");
+  CHECK(s["programs"] == summary["programs"]);
+  CHECK(s["end"]["stop"] == "budget");
+  const json& c = s["counters"];
+  const json& sc = summary["counters"];
+  for (const char* k : {"proposed", "improved", "new_best", "kernel_runs", "cache_hits"}) {
+    INFO(k);
+    CHECK(c[k] == sc[k]);
+  }
+  for (const char* k : {"noop", "static_reject", "probe_reject", "full"}) {
+    INFO(k);
+    CHECK(c["stages"].value(k, 0) == sc[k].get<long long>());
+  }
+  CHECK(c["exhaustive_train_runs"] == summary["exhaustive_train_runs"]);
+  long long reasons = 0;
+  for (const auto& [k, n] : c["static_reasons"].items())
+    reasons += n.get<long long>();
+  CHECK(reasons == sc["static_reject"].get<long long>());
+  // Per operator, as the run counted them.
+  REQUIRE(s["operators"].size() + 1 == summary["per_operator"].size()); // the seed is left out
+  for (const json& o : s["operators"]) {
+    const json& so = summary["per_operator"][o["op"].get<std::string>()];
+    INFO(o["op"]);
+    CHECK(o["proposed"] == so["proposed"]);
+    CHECK(o["full"] == so["full"]);
+    CHECK(o["improved"] == so["improved"]);
+    CHECK(o["new_best"] == so["new_best"]);
+    CHECK(o["kernel_runs"] == so["kernel_runs"]);
+  }
+  // The improvement timeline is the run's, and each point has its held-out figures.
+  const json& imp = s["improvements"];
+  REQUIRE(imp.size() == summary["improvements"].size());
+  for (std::size_t i = 0; i < imp.size(); ++i) {
+    CHECK(imp[i]["n"] == summary["improvements"][i]["program"]);
+    CHECK(imp[i]["id"] == summary["improvements"][i]["id"]);
+    CHECK(imp[i]["train"].get<double>() == summary["improvements"][i]["score"].get<double>());
+    CHECK(imp[i]["test"].is_number());
+    CHECK(imp[i]["train_of_oracle"].is_number());
+  }
+  CHECK(imp[0]["test"] == 1.0);
+  // The best: its text, the simplification the run wrote, its figures on both halves.
+  const json& b = s["best"];
+  CHECK(b["id"] == summary["best"]["id"]);
+  CHECK(b["program"] == tv::test::read_text((dir / "best.py").string()));
+  CHECK(b["simplified"] == tv::test::read_text((dir / "best_simplified.py").string()));
+  CHECK(b["source"] == "new_best event");
+  CHECK(b["train"].get<double>() ==
+        doctest::Approx(summary["train"]["speedup_vs_expert"].get<double>()));
+  CHECK(b["test"].get<double>() ==
+        doctest::Approx(summary["test"]["speedup_vs_expert"].get<double>()));
+  CHECK(b["test_of_oracle"].get<double>() ==
+        doctest::Approx(summary["test"]["fraction_of_oracle"].get<double>()));
+  // The diff from the expert rebuilds both texts.
+  std::string before, after;
+  for (const json& l : b["diff"]) {
+    if (l["kind"] != "+") before += l["text"].get<std::string>() + "\n";
+    if (l["kind"] != "-") after += l["text"].get<std::string>() + "\n";
+  }
+  CHECK(before == s["expert"]);
+  CHECK(after == b["program"]);
+  // Lineage: a chain from the seed to the best, in the order the programs were made.
+  const json& lin = s["lineage"];
+  REQUIRE(lin.size() >= 2);
+  CHECK(lin.front()["op"] == "seed");
+  CHECK(lin.back()["id"] == b["id"]);
+  for (std::size_t i = 1; i < lin.size(); ++i)
+    CHECK(lin[i]["n"].get<long long>() > lin[i - 1]["n"].get<long long>());
+}
+
+TEST_CASE("run view: per-shape speedups of the best and the baselines come from per_shape.json") {
+  RunView v(finished_run(), "finished");
+  v.update();
+  const json& ps = v.per_shape();
+  REQUIRE(ps.is_object());
+  REQUIRE_FALSE(ps.contains("error"));
+  CHECK(ps["best_id"] == v.state()["best"]["id"]);
+  REQUIRE(ps["shapes"].size() == 88);
+  int train = 0, test = 0;
+  for (const json& r : ps["shapes"]) {
+    train += r["split"] == "train";
+    test += r["split"] == "test";
+    const json& sp = r["speedup"];
+    CHECK(sp["expert"].get<double>() == doctest::Approx(1.0));
+    // The oracle is the fastest legal config: no method beats it on any shape.
+    for (const char* k : {"best", "best_single", "per_m_table"})
+      CHECK(sp[k].get<double>() <= sp["oracle"].get<double>() * (1 + 1e-12));
+    CHECK(r["configs"]["best"].is_string());
+  }
+  CHECK(train == 44);
+  CHECK(test == 44);
+  bool has_best = false;
+  for (const json& m : ps["methods"])
+    if (m["key"] == "best") {
+      has_best = true;
+      CHECK(m["test"]["fraction_of_oracle"].get<double>() ==
+            doctest::Approx(v.state()["best"]["test_of_oracle"].get<double>()));
+    }
+  CHECK(has_best);
+}
+
+TEST_CASE("run view: a run directory written before the dashboard still shows") {
+  const fs::path dir = temp_dir("old");
+  fs::copy(finished_run(), dir);
+  fs::remove(dir / "per_shape.json");
+  // Old new_best events had only n, id, score and op.
+  std::string events;
+  for (const std::string& l : lines_of(tv::test::read_text((dir / "events.ndjson").string()))) {
+    json e = json::parse(l);
+    if (e["event"] == "new_best")
+      for (const char* k : {"program", "test", "train_of_oracle", "test_of_oracle"})
+        e.erase(k);
+    events += e.dump() + "\n";
+  }
+  std::ofstream(dir / "events.ndjson", std::ios::trunc) << events;
+  RunView v(dir, "old");
+  v.update();
+  const json s = v.state();
+  CHECK(s["best"]["source"] == "best.py");
+  CHECK(s["best"]["program"] == tv::test::read_text((dir / "best.py").string()));
+  CHECK(s["best"]["test"].is_null());
+  CHECK(s["improvements"].back()["test"].is_null());
+  CHECK(v.per_shape().is_null());
+  CHECK(s["counters"]["exhaustive_train_runs"].is_null());
+}
+
+TEST_CASE("run view: a run in progress is followed, and a resume's truncation starts it over") {
+  const fs::path dir = temp_dir("live");
+  fs::create_directories(dir);
+  fs::copy_file(finished_run() / "config.json", dir / "config.json");
+  const auto lines = lines_of(tv::test::read_text((finished_run() / "events.ndjson").string()));
+  REQUIRE(lines.size() > 100);
+  const std::size_t half = lines.size() / 2;
+  write_lines(dir / "events.ndjson", lines, 0, half);
+  RunView v(dir, "live");
+  v.update();
+  json s = v.state();
+  CHECK(s["status"] == "running"); // just written
+  CHECK(s["end"].is_null());
+  const long long at_half = s["programs"];
+  CHECK(at_half > 0);
+  CHECK(at_half < 400);
+  CHECK(s["best"]["program"].is_string());
+  // The lines that follow arrive.
+  write_lines(dir / "events.ndjson", lines, half, lines.size());
+  v.update();
+  s = v.state();
+  CHECK(s["status"] == "finished");
+  CHECK(s["programs"] == 400);
+  // A resume truncates the stream to its last checkpoint and appends from there.
+  write_lines(dir / "events.ndjson", lines, 0, half / 2);
+  v.update();
+  s = v.state();
+  CHECK(s["status"] != "finished");
+  CHECK(s["programs"].get<long long>() < at_half);
+  RunView fresh(dir, "live");
+  fresh.update();
+  CHECK(fresh.state()["counters"] == s["counters"]);
+}
+
+TEST_CASE("run view: run files that are symlinks to outside the run directory are not read") {
+  const fs::path dir = temp_dir("linked");
+  const fs::path outside = temp_dir("outside");
+  fs::create_directories(dir);
+  fs::copy(finished_run(), outside);
+  for (const char* f : {"events.ndjson", "config.json", "per_shape.json", "best.py"})
+    fs::create_symlink(outside / f, dir / f);
+  RunView v(dir, "linked");
+  v.update();
+  const json s = v.state();
+  CHECK(s["programs"] == 0);
+  CHECK(s["events"]["lines"] == 0);
+  CHECK(s["events"]["problem"] == "events.ndjson points outside the run directory: not read");
+  CHECK(s["config_problem"] == "config.json points outside the run directory: not read");
+  CHECK(s["expert"] == "");
+  CHECK(v.per_shape()["error"] == "per_shape.json points outside the run directory: not read");
+  // A symlink that stays inside the run directory is followed.
+  fs::remove(dir / "events.ndjson");
+  fs::copy_file(outside / "events.ndjson", dir / "events.real");
+  fs::create_symlink(dir / "events.real", dir / "events.ndjson");
+  v.update();
+  CHECK(v.state()["programs"] == 400);
+}
+
+TEST_CASE("run view: bad lines, mistyped fields and unknown events are counted, not fatal") {
+  const fs::path dir = temp_dir("bad");
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << "{ not json";
+  std::ofstream(dir / "per_shape.json") << "[1, 2, 3]";
+  std::ofstream(dir / "events.ndjson")
+      << "{\"event\":\"start\",\"budget\":10}\n"
+      << "garbage\n"
+      << "{\"event\":\"program\",\"n\":0,\"id\":1,\"parent\":0,\"op\":\"seed\",\"stage\":\"full\","
+         "\"train\":1.0,\"kernel_runs\":44}\n"
+      << "{\"event\":\"program\",\"n\":\"one\",\"id\":2,\"op\":\"x\",\"stage\":\"full\"}\n"
+      << "{\"event\":\"program\",\"n\":1,\"id\":3,\"parent\":1,\"op\":\"tweak\","
+         "\"stage\":\"made-up\",\"kernel_runs\":-5}\n"
+      << "{\"event\":\"program\",\"n\":2,\"id\":4,\"parent\":1,\"op\":\"tweak\","
+         "\"stage\":\"full\",\"train\":\"fast\"}\n"
+      << "{\"event\":\"new_best\",\"n\":2,\"id\":4,\"score\":\"high\"}\n"
+      << "{\"event\":\"from-the-future\"}\n"
+      << "{\"no_event\":1}\n"
+      << "\"a string\"\n";
+  RunView v(dir, "bad");
+  v.update();
+  const json s = v.state();
+  CHECK(s["events"]["bad_lines"] == 2);  // garbage, a string
+  CHECK(s["events"]["bad_events"] == 3); // n not a number, score not a number, no event kind
+  CHECK(s["config_problem"] == "config.json is not a JSON object");
+  CHECK(v.per_shape().contains("error"));
+  CHECK(s["programs"] == 2);
+  CHECK(s["counters"]["proposed"] == 2);
+  CHECK(s["counters"]["stages"]["unknown"] == 1);
+  CHECK(s["counters"]["kernel_runs"] == 44); // -5 is not a count
+  CHECK(s["best"]["id"] == 1);               // the seed: the only valid best
+  CHECK(s["bad_lines"] == 5);
+  CHECK(s.dump().size() > 0);
+}
