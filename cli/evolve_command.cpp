@@ -353,6 +353,11 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--probe-margin", o->evo.cascade.probe_margin,
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
       ->capture_default_str();
+  cmd->add_option("--rule-penalty", o->evo.rule_penalty,
+                  "selection charges each rule this fraction of the train speedup, so a rule "
+                  "must win more than that to stay (guards against fitting measurement noise); "
+                  "default 0 on the analytic model and 0.02 on recorded or measured timings")
+      ->check(CLI::Range(0.0, 0.5));
   cmd->add_flag_callback(
       "--no-cascade", [o] { o->evo.cascade.enabled = false; },
       "skip the probe stage: time every launchable child on all training shapes");

@@ -329,17 +329,16 @@ void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
 void CascadeEvaluator::remember(const Key& k, const Measurement& m) {
   if (!m.ok()) return;
   if (ok_by_row_.size() <= k.row) ok_by_row_.resize(problem_->table->shapes().size());
-  ok_by_row_[k.row].emplace_back(m.seconds, k.config);
+  auto& v = ok_by_row_[k.row];
+  const std::pair<double, Config> e{m.seconds, k.config};
+  v.insert(std::upper_bound(v.begin(), v.end(), e), e); // kept sorted: fastest first
 }
 
 std::vector<std::pair<double, Config>> CascadeEvaluator::fastest(std::size_t row,
                                                                  std::size_t k) const {
   if (row >= ok_by_row_.size()) return {};
-  std::vector<std::pair<double, Config>> v = ok_by_row_[row];
-  const std::size_t n = std::min(k, v.size());
-  std::partial_sort(v.begin(), v.begin() + std::ptrdiff_t(n), v.end());
-  v.resize(n);
-  return v;
+  const auto& v = ok_by_row_[row];
+  return {v.begin(), v.begin() + std::ptrdiff_t(std::min(k, v.size()))};
 }
 
 } // namespace tv

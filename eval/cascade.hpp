@@ -108,7 +108,7 @@ private:
   std::unique_ptr<Scorer> probe_scorer_;
   std::unordered_map<Key, Measurement, KeyHash> cache_;
   std::vector<Key> cache_order_; ///< insertion order, for deterministic checkpoints
-  /// Ok measurements per table row (seconds, config), in insertion order.
+  /// Ok measurements per table row (seconds, config), fastest first.
   std::vector<std::vector<std::pair<double, Config>>> ok_by_row_;
   void remember(const Key& k, const Measurement& m);
 };

@@ -3,6 +3,7 @@
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
 #include "evolve/mutators/reply_parser.hpp"
+#include "eval/analytic_backend.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
 #include "evolve/viewer_data.hpp"
@@ -14,6 +15,7 @@
 #include "ir/text.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -104,6 +106,7 @@ nlohmann::json EvolutionOptions::to_json() const {
           {"checkpoint_every", checkpoint_every},
           {"drop_unexercised", drop_unexercised},
           {"noise_threshold", noise_threshold},
+          {"rule_penalty", rule_penalty},
           {"confirm_samples", confirm_samples},
           {"database",
            {{"islands", database.islands},
@@ -150,6 +153,7 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
   // Measured runs' settings; runs written before they existed had neither.
   if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
+  if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);
   if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
   if (c.contains("analytic_probes"))
     o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
@@ -206,6 +210,15 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.budget < 0) throw InputError("budget must not be negative");
   if (options_.database.islands < 1) throw InputError("there must be at least one island");
   if (options_.candidates < 1) throw InputError("candidates must be at least 1");
+  if (options_.rule_penalty < 0)
+    options_.rule_penalty =
+        dynamic_cast<const AnalyticBackend*>(problem.backend.get()) ? 0.0 : kNoisyRulePenalty;
+  if (!(options_.rule_penalty < 1))
+    throw InputError("the rule penalty must be a fraction below 1");
+}
+
+double Evolution::selection_score(double speedup, const Program& p) const {
+  return speedup * std::pow(1.0 - options_.rule_penalty, double(p.rules.size()));
 }
 
 Evolution::~Evolution() = default;
@@ -255,7 +268,7 @@ void Evolution::seed_run() {
   Candidate c;
   c.id = s.next_id++;
   c.program = expert;
-  c.score = ev.train.speedup_vs_expert;
+  c.score = selection_score(ev.train.speedup_vs_expert, expert);
   for (int i = 0; i < s.db.islands(); ++i) {
     c.island = i;
     s.db.add(c, s.rng);
@@ -377,7 +390,7 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
         delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
       const double bar = 1.0 + options_.noise_threshold;
       if (stage == Stage::full && options_.confirm_samples > 0 &&
-          ev.train.speedup_vs_expert > s.best.score * bar) {
+          selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar) {
         // Kernels within a few percent swap places from run to run: re-measure first.
         const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
         delta.kernel_runs += again.kernel_runs;
@@ -394,7 +407,7 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
         c.id = id;
         c.parent = parent.id;
         c.program = child;
-        c.score = ev.train.speedup_vs_expert;
+        c.score = selection_score(ev.train.speedup_vs_expert, child);
         c.island = sample.island;
         out.program = child;
         out.score = c.score;

@@ -26,6 +26,9 @@
 
 namespace tv {
 
+/// The rule penalty on recorded or measured timings (see EvolutionOptions::rule_penalty).
+inline constexpr double kNoisyRulePenalty = 0.02;
+
 /// Knobs of one run; all have defaults.
 struct EvolutionOptions {
   std::uint64_t seed = 0;
@@ -47,6 +50,11 @@ struct EvolutionOptions {
   /// beats the other's by more than this fraction (the run-to-run noise of a measuring
   /// backend; 0 = any gain counts).
   double noise_threshold = 0;
+  /// Selection charges each rule this fraction of a program's train speedup (the database
+  /// ranks speedup x (1 - rule_penalty)^rules), so a rule must win more than that to stay:
+  /// on recorded or measured timings it keeps rules from fitting measurement noise. Reports
+  /// show the plain speedup. Negative: 0 on the analytic model, kNoisyRulePenalty otherwise.
+  double rule_penalty = -1;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;
@@ -116,6 +124,8 @@ public:
 
 private:
   struct State;
+  /// What the database ranks: the train speedup less the rule penalty.
+  double selection_score(double speedup, const Program& p) const;
   struct Child;
   EvolutionResult loop();
   MutationRequest make_request(const ParentSample& sample);

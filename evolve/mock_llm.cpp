@@ -906,7 +906,8 @@ std::optional<Edit> op_crossover(Ctx& x) {
 
 /// Regroups the training shapes from the run's measurements (see refit.hpp): a tree of a few
 /// leaves on M and the derived features, each leaf the config that measured best on its shapes.
-std::optional<Edit> op_refit(Ctx& x) {
+/// One random refit setting (see MockLlmOptions).
+RefitChoice draw_refit_choice(Ctx& x) {
   RefitChoice choice;
   const MockLlmOptions& o = x.options;
   choice.max_leaves = int(x.rng.uniform_int(o.refit_min_leaves, o.refit_max_leaves));
@@ -918,6 +919,12 @@ std::optional<Edit> op_refit(Ctx& x) {
     if (f.feature == Feature::M || x.rng.chance(o.refit_feature_chance))
       choice.features.push_back(f);
   if (choice.features.empty()) choice.features = o.refit_features;
+  return choice;
+}
+
+std::optional<Edit> op_refit(Ctx& x) {
+  const MockLlmOptions& o = x.options;
+  RefitChoice choice = draw_refit_choice(x);
   if (x.rng.chance(o.refit_bootstrap)) {
     choice.use.resize(x.request.feedback.size());
     for (std::size_t i = 0; i < choice.use.size(); ++i)

@@ -35,8 +35,8 @@ struct MockLlmOptions {
   /// Weight of the adopt operator (a rule takes a config measured fastest on one of its shapes).
   double adopt_weight = 0.0;
   /// Weight of the waves operator (a rule for shapes whose grid is under a wave, smaller tile).
-  double waves_weight = 0.08;
-  int refit_min_leaves = 3, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
+  double waves_weight = 0.25;
+  int refit_min_leaves = 1, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
   double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
   double refit_feature_chance = 0.6; ///< chance each feature but M takes part in a refit
   double refit_bootstrap = 0.5;      ///< chance a refit fits on a random 80% of the shapes

@@ -2,61 +2,91 @@
 
 #include "eval/decision_tree.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace tv {
 
-std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
-                                     const RefitChoice& choice) {
-  std::vector<const ShapeFeedback*> fb;
-  for (std::size_t i = 0; i < feedback.size(); ++i)
-    if (choice.use.empty() || (i < choice.use.size() && choice.use[i])) fb.push_back(&feedback[i]);
-  if (fb.empty()) return std::nullopt;
-  // Candidate configs: every config measured on some shape, in config order.
-  std::map<Config, std::size_t> index;
-  for (const ShapeFeedback* f : fb)
-    for (const auto& [t, c] : f->measured)
-      if (std::isfinite(t) && t > 0) index.emplace(c, 0);
-  if (index.empty()) return std::nullopt;
-  std::vector<Config> configs;
-  for (auto& [c, i] : index) {
-    i = configs.size();
-    configs.push_back(c);
-  }
-  const std::size_t cols = configs.size();
+namespace {
+
+/// What the feedback says was measured: log times of shapes x configs (NaN where unmeasured)
+/// and each shape's best log time.
+struct MeasuredTable {
   std::vector<Shape> shapes;
-  std::vector<double> cost(fb.size() * cols);
-  const double log_penalty = std::log(std::max(1.0 + 1e-9, choice.penalty));
-  // Log time of every measured pair (NaN where unmeasured), and each shape's best.
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> logt(fb.size() * cols, nan), best(fb.size());
-  for (std::size_t i = 0; i < fb.size(); ++i) {
-    const ShapeFeedback& f = *fb[i];
-    shapes.push_back(f.shape);
+  std::vector<Config> configs;
+  std::map<Config, std::size_t> index;
+  std::vector<double> logt, best;
+
+  double at(std::size_t i, std::size_t c) const { return logt[i * configs.size() + c]; }
+};
+
+std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& feedback) {
+  MeasuredTable t;
+  for (const ShapeFeedback& f : feedback)
+    for (const auto& [secs, c] : f.measured)
+      if (std::isfinite(secs) && secs > 0) t.index.emplace(c, 0);
+  if (t.index.empty()) return std::nullopt;
+  for (auto& [c, i] : t.index) {
+    i = t.configs.size();
+    t.configs.push_back(c);
+  }
+  const std::size_t cols = t.configs.size();
+  t.logt.assign(feedback.size() * cols, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < feedback.size(); ++i) {
+    const ShapeFeedback& f = feedback[i];
+    t.shapes.push_back(f.shape);
     double b = std::numeric_limits<double>::infinity();
-    for (const auto& [t, c] : f.measured)
-      if (std::isfinite(t) && t > 0) {
-        b = std::min(b, t);
-        logt[i * cols + index.at(c)] = std::log(t);
+    for (const auto& [secs, c] : f.measured)
+      if (std::isfinite(secs) && secs > 0) {
+        b = std::min(b, secs);
+        t.logt[i * cols + t.index.at(c)] = std::log(secs);
       }
     if (!std::isfinite(b)) b = f.seconds;
-    best[i] = std::isfinite(b) && b > 0 ? std::log(b) : 1e3;
+    t.best.push_back(std::isfinite(b) && b > 0 ? std::log(b) : 1e3);
   }
-  for (std::size_t i = 0; i < fb.size(); ++i) {
-    const double w = shapes[i].weight > 0 ? shapes[i].weight : 0.0;
+  return t;
+}
+
+double weight_of(const Shape& s) {
+  return s.weight > 0 ? s.weight : 0.0;
+}
+
+/// The tree fitted on the shapes `use` marks (all when empty).
+std::optional<Program> fit(const MeasuredTable& t, const std::vector<bool>& use,
+                           const RefitChoice& choice) {
+  const std::size_t cols = t.configs.size();
+  const double log_penalty = std::log(std::max(1.0 + 1e-9, choice.penalty));
+  std::vector<Shape> shapes;
+  std::vector<double> cost;
+  for (std::size_t i = 0; i < t.shapes.size(); ++i) {
+    if (!use.empty() && !(i < use.size() && use[i])) continue;
+    shapes.push_back(t.shapes[i]);
+    const double w = weight_of(t.shapes[i]);
     for (std::size_t c = 0; c < cols; ++c) {
-      const double v = logt[i * cols + c];
-      cost[i * cols + c] = w * (std::isnan(v) ? best[i] + log_penalty : v);
+      const double v = t.at(i, c);
+      cost.push_back(w * (std::isnan(v) ? t.best[i] + log_penalty : v));
     }
   }
+  if (shapes.empty()) return std::nullopt;
   TreeOptions o;
   o.max_leaves = choice.max_leaves;
   o.min_leaf_shapes = choice.min_leaf_shapes;
   o.features = choice.features;
   o.round_thresholds_units = choice.units;
-  return fit_tree(shapes, configs, cost, o);
+  return fit_tree(shapes, t.configs, cost, o);
+}
+
+} // namespace
+
+std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
+                                     const RefitChoice& choice) {
+  const auto t = measured_table(feedback);
+  if (!t) return std::nullopt;
+  return fit(*t, choice.use, choice);
 }
 
 } // namespace tv

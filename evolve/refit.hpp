@@ -26,5 +26,4 @@ struct RefitChoice {
 /// The refitted program, or nullopt when the feedback holds no measurement to fit.
 std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
                                      const RefitChoice& choice);
-
 } // namespace tv
