@@ -16,6 +16,7 @@
 #include "ir/exporters/vllm_exporter.hpp"
 #include "ir/version.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -163,10 +164,20 @@ void print_progress(const Progress& p) {
 void complete_measured(Problem& p, EvolutionResult& r) {
   if (p.backend->complete_table()) return;
   refresh_table(p, {r.best.program});
-  const Program single = best_single_config(*p.train);
-  const Program per_m = per_m_table(*p.train);
-  const Program tree = fit_decision_tree(*p.train, TreeOptions{});
-  refresh_table(p, {r.best.program, single, per_m, tree});
+  // Each measurement can add configs to the table and so change what the baselines choose:
+  // measure until their choices stand still (compute_baselines then fits the same programs).
+  std::vector<Program> measured = {r.best.program};
+  for (int round = 0; round < 8; ++round) {
+    std::vector<Program> fresh;
+    for (Program& q : std::vector<Program>{best_single_config(*p.train), per_m_table(*p.train),
+                                           fit_decision_tree(*p.train, TreeOptions{})})
+      if (std::find(measured.begin(), measured.end(), q) == measured.end()) {
+        fresh.push_back(q);
+        measured.push_back(std::move(q));
+      }
+    if (fresh.empty()) break;
+    refresh_table(p, fresh);
+  }
   p.backend->time_vendor(p.table->shapes());
   r.best_train = p.train->score(r.best.program);
   r.best_test = p.test->score(r.best.program);

@@ -39,11 +39,18 @@ private:
 TEST_CASE("baselines: on the test half, best single config < per-M table < oracle (h100)") {
   const Problem& p = test::lecture_problem("h100");
   const auto methods = compute_baselines(*p.train, *p.test, p.expert);
-  REQUIRE(methods.size() == 4);
+  REQUIRE(methods.size() == 5);
   const auto& expert = methods[0];
   const auto& single = methods[1];
   const auto& per_m = methods[2];
-  const auto& oracle = methods[3];
+  const auto& tree = methods[3];
+  const auto& oracle = methods[4];
+  CHECK(tree.key == "tree");
+  REQUIRE(tree.program);
+  CHECK(tree.program->rules.size() <= 7); // 8 leaves at most
+  CHECK(tree.kernel_runs == single.kernel_runs);
+  // On its own training shapes the tree does at least as well as a single config.
+  CHECK(tree.train.fraction_of_oracle >= single.train.fraction_of_oracle - 1e-12);
   CHECK(expert.train.speedup_vs_expert == doctest::Approx(1.0));
   CHECK(oracle.train.fraction_of_oracle == doctest::Approx(1.0));
   CHECK(oracle.test.fraction_of_oracle == doctest::Approx(1.0));
@@ -111,13 +118,14 @@ TEST_CASE("baselines: the vendor library row from recorded cuBLAS times (replay,
   REQUIRE(p->table->shapes().size() == 212);
 
   const auto methods = compute_baselines(*p->train, *p->test, p->expert, p->backend.get());
-  REQUIRE(methods.size() == 5);
+  REQUIRE(methods.size() == 6);
   CHECK(methods[0].key == "expert");
   CHECK(methods[1].key == "best_single");
   CHECK(methods[2].key == "per_m_table");
-  CHECK(methods[3].key == "vendor");
-  CHECK(methods[4].key == "oracle");
-  const MethodResult& v = methods[3];
+  CHECK(methods[3].key == "tree");
+  CHECK(methods[4].key == "vendor");
+  CHECK(methods[5].key == "oracle");
+  const MethodResult& v = methods[4];
   CHECK(v.label == "vendor library (cuBLAS, recorded)");
   CHECK(!v.program);
   CHECK(v.kernel_runs == 0);
@@ -158,14 +166,14 @@ TEST_CASE("baselines: the vendor library row from recorded cuBLAS times (replay,
   const MissingOneVendor partial(*p->backend, p->shape(p->test_rows.back()));
   CHECK(vendor_times(*p->train, &partial));
   CHECK(!vendor_times(*p->test, &partial));
-  CHECK(compute_baselines(*p->train, *p->test, p->expert, &partial).size() == 4);
+  CHECK(compute_baselines(*p->train, *p->test, p->expert, &partial).size() == 5);
 
   // Without a backend, or with one that has no vendor times, there is no vendor row.
-  CHECK(compute_baselines(*p->train, *p->test, p->expert).size() == 4);
+  CHECK(compute_baselines(*p->train, *p->test, p->expert).size() == 5);
   const Problem& lecture = test::lecture_problem("h100");
   const auto analytic =
       compute_baselines(*lecture.train, *lecture.test, lecture.expert, lecture.backend.get());
-  REQUIRE(analytic.size() == 4);
+  REQUIRE(analytic.size() == 5);
   for (const auto& m : analytic)
     CHECK(m.key != "vendor");
   CHECK(!vendor_times(*lecture.train, lecture.backend.get()));

@@ -114,18 +114,29 @@ std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>&
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, Config, int>,
            std::size_t>
       job_of;
+  // A pair asked for twice in one batch (two shape names with the same sizes) counts once and
+  // takes the first one's result, whether that came from the cache or from a worker.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, Config, int>,
+           std::size_t>
+      first_of;
+  std::vector<std::pair<std::size_t, std::size_t>> repeats; // (request, first request)
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const TimingRequest& r = batch[i];
     const bool vendor = r.config.vendor; // a program's "vendor" branch: time the library
+    const auto key = std::make_tuple(r.shape.M, r.shape.N, r.shape.K, r.shape.dtype,
+                                     r.shape.layout.empty() ? std::string("NN") : r.shape.layout,
+                                     vendor ? vendor_config() : r.config, r.sample);
+    const auto [first, is_first] = first_of.emplace(key, i);
+    if (!is_first) {
+      repeats.emplace_back(i, first->second);
+      continue;
+    }
     ++counters_.requested;
     if (auto hit = store_->find(r.shape, r.config, vendor, r.sample)) {
       ++counters_.from_cache;
       out[i] = *hit;
       continue;
     }
-    const auto key = std::make_tuple(r.shape.M, r.shape.N, r.shape.K, r.shape.dtype,
-                                     r.shape.layout.empty() ? std::string("NN") : r.shape.layout,
-                                     vendor ? vendor_config() : r.config, r.sample);
     auto [it, fresh] = job_of.emplace(key, jobs.size());
     if (fresh) {
       MeasureJob j;
@@ -144,40 +155,17 @@ std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>&
   for (std::size_t j = 0; j < jobs.size(); ++j)
     for (std::size_t i : wanted_by[j])
       out[i] = got[j];
+  for (const auto& [i, first] : repeats)
+    out[i] = out[first];
   return out;
 }
 
 std::vector<Measurement> MeasuredBackend::time_vendor(const std::vector<Shape>& shapes) {
-  std::vector<Measurement> out(shapes.size());
-  std::vector<MeasureJob> jobs;
-  std::vector<std::size_t> job_index(shapes.size(), std::size_t(-1));
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>, std::size_t>
-      job_of;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const Shape& s = shapes[i];
-    ++counters_.requested;
-    if (auto hit = store_->find(s, Config{}, true, 0)) {
-      ++counters_.from_cache;
-      out[i] = *hit;
-      continue;
-    }
-    const auto key =
-        std::make_tuple(s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string("NN") : s.layout);
-    auto [it, fresh] = job_of.emplace(key, jobs.size());
-    if (fresh) {
-      MeasureJob j;
-      j.shape = s;
-      j.vendor = true;
-      j.warmup = options_.warmup;
-      j.reps = options_.reps;
-      jobs.push_back(j);
-    }
-    job_index[i] = it->second;
-  }
-  const std::vector<Measurement> got = measure(jobs);
-  for (std::size_t i = 0; i < shapes.size(); ++i)
-    if (job_index[i] != std::size_t(-1)) out[i] = got[job_index[i]];
-  return out;
+  std::vector<TimingRequest> batch;
+  batch.reserve(shapes.size());
+  for (const Shape& s : shapes)
+    batch.push_back(TimingRequest{s, vendor_config()});
+  return time(batch);
 }
 
 TimeTable MeasuredBackend::table(const std::vector<Shape>& shapes) {

@@ -24,7 +24,7 @@ namespace tv {
 
 /// What a measured backend did with the pairs it was asked for.
 struct MeasuredCounters {
-  long long requested = 0;  ///< pairs (and vendor shapes) asked for
+  long long requested = 0;  ///< distinct pairs (and vendor shapes) asked for, per batch
   long long from_cache = 0; ///< answered from the measurement file
   long long measured = 0;   ///< measured by a worker now (and appended to the file)
   long long errors = 0;     ///< given up after two worker faults (not written)

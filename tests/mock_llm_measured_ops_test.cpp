@@ -1,0 +1,161 @@
+// The mock LLM's operators that read what a run has measured: refit (regroup the shapes into a
+// small tree of measured configs), waves (a rule for grids under one wave) and adopt (a rule
+// takes a config measured fastest on one of its shapes). Their feedback here comes from the
+// analytic h100 table of the lecture shapes, as the cascade would send it.
+#include "evolve/mock_llm.hpp"
+#include "ir/diff.hpp"
+#include "ir/text.hpp"
+#include "support/fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <vector>
+
+using namespace tv;
+using tv::test::gpu;
+using tv::test::lecture_problem;
+
+namespace {
+
+/// Feedback for `parent` on every training shape: its time, the best time, and the `keep`
+/// fastest configs of the table as "measured".
+std::vector<ShapeFeedback> feedback_for(const Program& parent, std::size_t keep) {
+  const Problem& p = lecture_problem("h100");
+  const TimeTable& t = *p.table;
+  std::vector<ShapeFeedback> out;
+  for (std::size_t r : p.train_rows) {
+    ShapeFeedback f;
+    f.shape = t.shapes()[r];
+    f.config = parent.choose(f.shape);
+    const int col = t.config_index(f.config);
+    REQUIRE(col >= 0);
+    f.seconds = t.time(r, std::size_t(col));
+    std::vector<std::size_t> order(t.configs().size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return t.time(r, a) < t.time(r, b); });
+    for (std::size_t i = 0; i < keep && i < order.size(); ++i)
+      f.measured.emplace_back(t.time(r, order[i]), t.configs()[order[i]]);
+    f.best_seconds = t.oracle_time(r);
+    f.best_config = t.configs()[std::size_t(t.oracle_config(r))];
+    out.push_back(f);
+  }
+  // The cascade sends the worst shapes first.
+  std::stable_sort(out.begin(), out.end(), [](const ShapeFeedback& a, const ShapeFeedback& b) {
+    return a.seconds / a.best_seconds > b.seconds / b.best_seconds;
+  });
+  return out;
+}
+
+/// The child a reply gives when applied to the parent's text (nullopt when it does not apply).
+std::optional<Program> applied(const std::string& parent_text, const std::string& reply) {
+  const auto blocks = parse_diff(reply);
+  if (blocks.empty()) return std::nullopt;
+  const DiffResult d = apply_diff(parent_text, blocks);
+  if (!d.all_applied()) return std::nullopt;
+  return parse_program(d.text).program;
+}
+
+/// Every config a program can return.
+std::vector<Config> configs_of(const Program& p) {
+  std::vector<Config> out{p.default_config};
+  for (const Rule& r : p.rules)
+    out.push_back(r.config);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("mock_llm: refit, waves and adopt apply cleanly and use what was measured") {
+  const Problem& p = lecture_problem("h100");
+  const Gpu& g = gpu("h100");
+  MockLlmOptions o;
+  o.adopt_weight = 0.1; // off by default: switched on to test it
+  MockLlm llm(g, o);
+  const std::vector<ShapeFeedback> fb = feedback_for(p.expert, 8);
+  std::set<Config> measured;
+  for (const ShapeFeedback& f : fb)
+    for (const auto& [secs, c] : f.measured)
+      measured.insert(c);
+
+  std::map<std::string, int> ops;
+  int refit_beats_parent = 0;
+  for (std::uint64_t seed = 0; seed < 600; ++seed) {
+    MutationRequest r;
+    r.parent_text = print_program(p.expert);
+    r.seed = seed;
+    r.feedback = fb;
+    const MockProposal prop = llm.propose_detailed(r);
+    REQUIRE(prop.reply.ok);
+    REQUIRE(prop.child);
+    const Program& child = *prop.child;
+    ops[prop.reply.op]++;
+    INFO(prop.reply.op, "\n", prop.reply.text);
+    const auto got = applied(r.parent_text, prop.reply.text);
+    REQUIRE(got);
+    CHECK(*got == child); // the diff gives exactly the intended program
+    if (prop.reply.op == "refit") {
+      // Every leaf is a config measured on some training shape.
+      for (const Config& c : configs_of(child))
+        CHECK(measured.count(c) == 1);
+      CHECK(child.rules.size() <= 9); // 10 leaves at most
+      refit_beats_parent += p.train->score(child).speedup_vs_expert > 1.0;
+    } else if (prop.reply.op == "waves") {
+      // One new rule, bounded on tiles or the output size, with a smaller block than what
+      // decided its shape before.
+      REQUIRE(child.rules.size() == p.expert.rules.size() + 1);
+      bool found = false;
+      for (std::size_t i = 0; i < child.rules.size() && !found; ++i) {
+        const Rule& rule = child.rules[i];
+        if (i < p.expert.rules.size() && rule == p.expert.rules[i]) continue;
+        found = true;
+        const bool derived = std::any_of(
+            rule.condition.terms.begin(), rule.condition.terms.end(), [](const Comparison& c) {
+              return c.feature == Feature::tiles || c.feature == Feature::MN;
+            });
+        CHECK(derived);
+        const Config& before =
+            i < p.expert.rules.size() ? p.expert.rules[i].config : p.expert.default_config;
+        CHECK((long long)rule.config.BM * rule.config.BN < (long long)before.BM * before.BN);
+      }
+      CHECK(found);
+    } else if (prop.reply.op == "adopt") {
+      // One config changed, to one measured on a shape of its rule.
+      const auto before = configs_of(p.expert), after = configs_of(child);
+      REQUIRE(before.size() == after.size());
+      int changed = 0;
+      for (std::size_t i = 0; i < before.size(); ++i)
+        if (before[i] != after[i]) {
+          ++changed;
+          CHECK(measured.count(after[i]) == 1);
+        }
+      CHECK(changed == 1);
+    }
+  }
+  for (const char* op : {"refit", "waves", "adopt"})
+    CHECK_MESSAGE(ops[op] > 10, op);
+  // The lecture expert leaves a lot on the table: most refits from the table's best configs
+  // beat it on its own training shapes.
+  CHECK(refit_beats_parent * 2 > ops["refit"]);
+}
+
+TEST_CASE("mock_llm: without measured configs refit and adopt never apply") {
+  const Problem& p = lecture_problem("h100");
+  MockLlmOptions o;
+  o.adopt_weight = 0.5;
+  MockLlm llm(gpu("h100"), o);
+  std::vector<ShapeFeedback> fb = feedback_for(p.expert, 0);
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    MutationRequest r;
+    r.parent_text = print_program(p.expert);
+    r.seed = seed;
+    r.feedback = fb;
+    const MutationReply reply = llm.propose(r);
+    CHECK(reply.op != "refit");
+    CHECK(reply.op != "adopt");
+  }
+}
