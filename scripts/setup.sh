@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tilevolve builds with, only those that are missing.
-# Safe to run any number of times.
+# Safe to run any number of times. `setup.sh test` also installs what the whole test suite
+# (scripts/test.sh) needs: clang with libFuzzer and the sanitizer runtimes, LLVM's OpenMP for
+# clang builds, and llvm-symbolizer for readable sanitizer reports.
 set -euo pipefail
 
 packages=(
@@ -8,6 +10,12 @@ packages=(
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
   libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
 )
+if [ "${1:-}" = "test" ]; then
+  packages+=(clang libclang-rt-14-dev libomp-dev llvm-14)
+elif [ -n "${1:-}" ]; then
+  echo "setup: unknown argument '$1' (expected nothing or 'test')" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do
