@@ -1,6 +1,8 @@
 #include "cli/evolve_command.hpp"
 
+#include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
+#include "cli/progress_bar.hpp"
 #include "eval/baselines.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
@@ -41,9 +43,7 @@ void print_progress(const Progress& p) {
 void run_evolve(EvolveOptions o) {
   if (!o.resume.empty()) {
     // Everything comes from the run's own config.json.
-    const auto cfg = nlohmann::json::parse(read_file(o.resume + "/config.json"), nullptr, false);
-    if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
-      throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", o.resume));
+    const nlohmann::json cfg = read_run_config(o.resume);
     o.spec = problem_spec_from_json(cfg["problem"], o.resume + "/config.json");
     o.evo = EvolutionOptions::from_json(cfg["options"]);
     const std::string name = cfg.value("mutator", "");
@@ -54,6 +54,7 @@ void run_evolve(EvolveOptions o) {
     o.split_features = split_features_text(recorded->split_features);
     o.out = o.resume;
   }
+  if (o.quiet) TerminalProgressBar::silence();
   MockLlmOptions mo;
   mo.one_field_only = o.one_field;
   mo.split_features = parse_split_features(o.split_features);
@@ -87,23 +88,33 @@ void add_evolve_command(CLI::App& app) {
                 "evaluator; report it beside the baselines on train and test");
   add_problem_options(*cmd, o->spec);
   cmd->add_option("--seed", o->evo.seed, "seed of the evolution (same seed, same run)")
+      ->check(integer_in(0, UINT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--budget", o->evo.budget, "programs to propose")->capture_default_str();
+  cmd->add_option("--budget", o->evo.budget, "programs to propose")
+      ->check(integer_in(0, kMaxCount))
+      ->capture_default_str();
   cmd->add_option("--stagnation", o->evo.stagnation,
                   "stop after this many programs without a new best (0 = never)")
+      ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--target", o->evo.target_score,
-                  "stop when the best train speedup over the expert reaches this (0 = never)");
+                  "stop when the best train speedup over the expert reaches this (0 = never)")
+      ->check(number_in(0, 1e6));
   cmd->add_option("--max-seconds", o->evo.max_seconds,
-                  "stop after this wall time (0 = never; a time limit makes runs irreproducible)");
+                  "stop after this wall time (0 = never; a time limit makes runs irreproducible)")
+      ->check(number_in(0, 1e9));
   cmd->add_option("--batch", o->evo.batch, "programs proposed between database updates")
+      ->check(integer_in(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--islands", o->evo.database.islands, "islands of the program database")
+      ->check(integer_in(1, 1024))
       ->capture_default_str();
   cmd->add_option("--probes", o->evo.cascade.probe_count, "probe shapes of cascade stage 1")
+      ->check(integer_in(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--probe-margin", o->evo.cascade.probe_margin,
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
+      ->check(number_in(0, 1))
       ->capture_default_str();
   cmd->add_flag_callback(
       "--no-cascade", [o] { o->evo.cascade.enabled = false; },
@@ -122,6 +133,7 @@ void add_evolve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,
                   "programs between checkpoints in the run directory")
+      ->check(integer_in(1, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory: config, events.ndjson, checkpoint, best program, lineage, "
