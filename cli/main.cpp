@@ -2,9 +2,11 @@
 // lives in its own file and calls the libraries.
 #include "cli/ablation_command.hpp"
 #include "cli/baselines_command.hpp"
+#include "cli/error_message.hpp"
 #include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/lecture_command.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/score_command.hpp"
 #include "cli/splits_command.hpp"
 #include "ir/error.hpp"
@@ -23,14 +25,20 @@ int main(int argc, char** argv) {
   tv::add_lecture_command(app);
   tv::add_ablation_command(app);
   tv::add_splits_command(app);
+  const tv::TerminalProgressBar progress; // long computations show a bar on a terminal
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with exit code 0; a bad flag is bad input like any
+    // other: one message, exit status 2.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    fmt::print(stderr, "tilevolve: error: {}\nRun with --help for more information.\n",
+               tv::printable_error(e.what()));
+    return 2;
   } catch (const tv::ExitCode& e) {
     return e.code;
   } catch (const tv::InputError& e) {
-    fmt::print(stderr, "tilevolve: error: {}\n", e.what());
+    fmt::print(stderr, "tilevolve: error: {}\n", tv::printable_error(e.what()));
     return 2;
   }
   return 0;
