@@ -232,7 +232,7 @@ TEST_CASE("gpu: loader reports missing fields and wrong types") {
     CHECK(contains(e, ": field 'units': expected a positive integer"));
   }
   e = err([](json& j) { j["units"] = 3000000000ULL; });
-  CHECK(contains(e, "field 'units': expected a positive integer (at most 2147483647)"));
+  CHECK(contains(e, "field 'units': expected a positive integer (at most 1048576)"));
 
   for (json bad : {json(0), json(-1.5), json("fast"), json(false)}) {
     CAPTURE(bad.dump());
@@ -435,4 +435,39 @@ TEST_CASE("gpu: all_configs is the full product, in a fixed order, without dupli
   CHECK(all_configs(find_gpu("h100")).size() == 6000);
   CHECK(all_configs(find_gpu("mi300x")).size() == 43200);
   CHECK(all_configs(find_gpu("mi355x")).size() == 21600);
+}
+
+TEST_CASE("gpu: physically absurd rates and sizes are refused with the plausible range") {
+  // Issue 13: a bandwidth of 1e-300 GB/s loaded and gave times of 1e290 s.
+  TempDir dir;
+  auto err = [&](const std::function<void(json&)>& edit) { return edit_error(dir, "h100", edit); };
+  std::string e = err([](json& j) { j["hbm_gbps"] = 1e-300; });
+  CHECK(contains(e, "field 'hbm_gbps': expected a positive number from 1 to 1e+07 GB/s (a "
+                    "plausible device), got 1e-300"));
+  e = err([](json& j) { j["l2_gbps"] = 1e300; });
+  CHECK(contains(e, "field 'l2_gbps': expected a positive number from 1 to 1e+08 GB/s"));
+  e = err([](json& j) { j["clock_mhz"] = 1e-9; });
+  CHECK(contains(e, "field 'clock_mhz': expected a positive number from 1 to 1e+06 MHz"));
+  e = err([](json& j) { j["peak_tflops"]["bf16"] = 1e300; });
+  CHECK(contains(e, "field 'peak_tflops.bf16': expected a positive number from 0.001 to 1e+06"));
+  e = err([](json& j) { j["l2_bytes"] = 5; });
+  CHECK(contains(e, "field 'l2_bytes': expected a positive number from 1024 to 1e+13 bytes"));
+  e = err([](json& j) { j["mem_latency_ns"] = 1e300; });
+  CHECK(contains(e, "field 'mem_latency_ns': expected a positive number from 0.001 to 1e+07"));
+  e = err([](json& j) { j["launch_overhead_us"] = 1e-300; });
+  CHECK(contains(e, "field 'launch_overhead_us': expected a positive number from 1e-06"));
+  CHECK(err([](json& j) { j["infinity_cache_bytes"] = 0; }) == ""); // 0 = none, allowed
+  e = err([](json& j) { j["infinity_cache_bytes"] = 1e300; });
+  CHECK(contains(e, "field 'infinity_cache_bytes': expected a non-negative number from 1024"));
+  e = err([](json& j) { j["registers_per_unit"] = 4294967296LL; });
+  CHECK(
+      contains(e, "field 'registers_per_unit': expected a positive integer (at most 1073741824)"));
+  e = err([](json& j) { j["shared_per_unit_bytes"] = 1LL << 50; });
+  CHECK(contains(e, "field 'shared_per_unit_bytes': expected a positive integer (at most "));
+  // Config values are bounded so resource products stay inside 64 bits.
+  e = err([](json& j) { j["config_space"]["BM"] = {16, 65537}; });
+  CHECK(contains(e, "field 'config_space.BM[1]': expected a positive integer (at most 65536)"));
+  e = err([](json& j) { j["config_space"]["stages"] = {2147483647}; });
+  CHECK(contains(e, "field 'config_space.stages[0]': expected a positive integer (at most 65536)"));
+  CHECK(err([](json& j) { j["config_space"]["BM"] = {16, 65536}; }) == "");
 }
