@@ -94,13 +94,32 @@ double parse_seconds(std::string_view field, std::string_view source, int line) 
     fail_at_line(source, line, fmt::format("seconds must be a number, got '{}'", field));
   if (!std::isfinite(v) || !(v > 0))
     fail_at_line(source, line, fmt::format("seconds must be positive and finite, got '{}'", field));
+  if (v < kMinKernelSeconds || v > kMaxKernelSeconds)
+    fail_at_line(source, line,
+                 fmt::format("seconds must be a plausible kernel time from {:g} to {:g} s, got "
+                             "'{}'",
+                             kMinKernelSeconds, kMaxKernelSeconds, field));
   return v;
+}
+
+/// Text fields hold printable text: a control character other than a tab (a carriage return
+/// inside a line, a NUL) cannot be written back by format_record, so it marks a corrupt file.
+void check_text(std::string_view field, std::string_view what, std::string_view source, int line) {
+  for (const char ch : field) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      fail_at_line(source, line,
+                   fmt::format("{} holds the control character \\x{:02x} (expected printable text)",
+                               what, c));
+  }
 }
 
 MeasurementRecord parse_row(const std::vector<std::string>& f, std::string_view source, int line) {
   MeasurementRecord r;
   r.gpu = f[0];
   if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
+  check_text(f[0], "gpu", source, line);
+  check_text(f[16], "detail", source, line);
   r.shape.M = parse_int_field(f[1], "M", 1, kMaxSize, source, line);
   r.shape.N = parse_int_field(f[2], "N", 1, kMaxSize, source, line);
   r.shape.K = parse_int_field(f[3], "K", 1, kMaxSize, source, line);

@@ -41,8 +41,9 @@ struct MeasurementRecord {
 bool is_measurement_cache(std::string_view first_line);
 /// Parses a whole file; throws InputError "<source>:<line>: what was expected" for a missing
 /// or unsupported version line, a wrong header, a wrong field count, a bad number, an unknown
-/// dtype or status, ok without a time, a time with a failure status, or a time that is not
-/// positive and finite.
+/// dtype or status, ok without a time, a time with a failure status, a time that is not
+/// positive and finite or not a plausible kernel time, or a gpu or detail field holding a
+/// control character (other than a tab).
 std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,
                                                        std::string_view source);
 /// Reads and parses a file; throws InputError if it cannot be read.

@@ -233,3 +233,25 @@ TEST_CASE("measurement_cache: mutated files parse or throw InputError, never cra
   CHECK(parsed > 0);
   CHECK(parsed < 2000);
 }
+
+TEST_CASE("measurement_cache: a time no kernel takes is refused") {
+  // Issue 13: a recorded time of 1e300 s was accepted (and 1e-300 s made every other config
+  // look infinitely slow).
+  const std::string top = std::string(kMeasurementCacheVersionLine) + "\n" +
+                          std::string(kMeasurementCacheHeader) + "\n";
+  const std::string row = "h100,128,4096,4096,bf16,128,128,64,4,3,8,,,,ok,";
+  for (const char* bad : {"1e300", "1e-300", "3601", "1e-10"}) {
+    CAPTURE(bad);
+    std::string e;
+    try {
+      parse_measurement_cache(top + row + bad + ",\n", "m.csv");
+    } catch (const InputError& x) {
+      e = x.what();
+    }
+    CHECK(e == std::string("m.csv:3: seconds must be a plausible kernel time from 1e-09 to 3600 s, "
+                           "got '") +
+                   bad + "'");
+  }
+  CHECK(parse_measurement_cache(top + row + "3600,\n", "m.csv").size() == 1);
+  CHECK(parse_measurement_cache(top + row + "1e-9,\n", "m.csv").size() == 1);
+}
