@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly what CI runs (.ci/run). Installs what is missing, then:
 #   release  Release build into build/ and ctest there
-#   asan     AddressSanitizer + UndefinedBehaviorSanitizer build into build-asan/ and ctest
-#            there (the end-to-end tests start that build's sanitized binary)
+#   asan     AddressSanitizer + UndefinedBehaviorSanitizer build (g++, like the Release one)
+#            into build-asan/ and ctest there (the end-to-end tests start that build's
+#            sanitized binary)
 #   fuzz     every libFuzzer target tests/fuzz/fuzz_<reader>.cpp, built with clang into
-#            build-fuzz/, each run for FUZZ_SECONDS on tests/fuzz/corpus/<reader>/ (plus
-#            tests/fuzz/<reader>.dict when there is one), FUZZ_JOBS targets at a time
+#            build-fuzz/ (only the libraries and the targets), each run for FUZZ_SECONDS on
+#            tests/fuzz/corpus/<reader>/ (plus tests/fuzz/<reader>.dict when there is one),
+#            FUZZ_JOBS targets at a time
 # Stops at the first failing phase and exits non-zero; always prints the time of each phase.
 #
 # Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (60), FUZZ_JOBS (the number of
@@ -51,9 +53,10 @@ phase() {
 launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
-# configure_and_build DIR TARGET CMAKE-ARGS...: quiet configure and build; the log on failure.
+# configure_and_build DIR "TARGETS" CMAKE-ARGS...: quiet configure and build; the log on failure.
 configure_and_build() {
-  local dir=$1 target=$2
+  local dir=$1 targets
+  read -r -a targets <<<"$2"
   shift 2
   local log
   log=$(mktemp)
@@ -62,13 +65,13 @@ configure_and_build() {
     rm -f "$log"
     return 1
   fi
-  if ! cmake --build "$dir" -j "$JOBS" --target "$target" >>"$log" 2>&1; then
+  if ! cmake --build "$dir" -j "$JOBS" --target "${targets[@]}" >>"$log" 2>&1; then
     tail -80 "$log"
     rm -f "$log"
     return 1
   fi
   rm -f "$log"
-  echo "test: built $target in $dir/"
+  echo "test: built ${targets[*]} in $dir/"
 }
 
 run_ctest() {
