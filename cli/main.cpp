@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   } catch (const tv::InputError& e) {
     fmt::print(stderr, "tilevolve: error: {}\n", tv::printable_error(e.what()));
     return 2;
+  } catch (const std::exception& e) {
+    // Not bad input but a bug (or no memory): say so instead of aborting without a word.
+    fmt::print(stderr, "tilevolve: internal error: {}\n", tv::printable_error(e.what()));
+    return 3;
   }
   return 0;
 }

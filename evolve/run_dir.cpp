@@ -60,7 +60,8 @@ nlohmann::json read_run_config(const std::string& dir) {
         "same options and --out {} instead of --resume",
         path, dir, dir));
   const nlohmann::json cfg = parse_json_text(read_file(path), path);
-  if (!cfg.is_object() || cfg.value("format", "") != "tilevolve-run")
+  // (Compared, not read with value(): that throws a JSON exception for a format of another type.)
+  if (!cfg.is_object() || !cfg.contains("format") || cfg["format"] != "tilevolve-run")
     throw InputError(fmt::format("{}: not a tilevolve run configuration (expected an object "
                                  "with \"format\": \"tilevolve-run\")",
                                  path));

@@ -61,6 +61,8 @@ TEST_CASE("run_dir: missing directories and foreign or malformed configurations"
   CHECK(error_of(d).find("duplicate key 'format' in the top-level object") != std::string::npos);
   dir.write("config.json", "{\"format\": \"other\"}");
   CHECK(error_of(d).find("not a tilevolve run configuration") != std::string::npos);
+  dir.write("config.json", "{\"format\": 7}"); // not a string: refused, not a JSON exception
+  CHECK(error_of(d).find("not a tilevolve run configuration") != std::string::npos);
   dir.write("config.json", "{\"format\": \"tilevolve-run\", \"problem\": {}, \"options\": {}}");
   CHECK(error_of(d).find("(no 'mutator')") != std::string::npos);
   dir.write(

@@ -147,7 +147,8 @@ std::vector<ModelPreset> parse_model_table(std::string_view text, std::string_vi
   // Strict: malformed JSON and repeated keys are reported with their line and column.
   const json j = parse_json_text(text, source);
   if (!j.is_object()) throw InputError(fmt::format("{}: not a JSON object", source));
-  if (j.value("format", "") != "tilevolve-models" || !j.contains("version") || j["version"] != 1)
+  if (!j.contains("format") || j["format"] != "tilevolve-models" || !j.contains("version") ||
+      j["version"] != 1)
     throw InputError(
         fmt::format("{}: expected \"format\": \"tilevolve-models\" and \"version\": 1", source));
   if (!j.contains("models") || !j["models"].is_object() || j["models"].empty())
