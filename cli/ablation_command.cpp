@@ -1,6 +1,7 @@
 #include "cli/ablation_command.hpp"
 
 #include "cli/experiment_options.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
 #include "experiments/ablation.hpp"
 #include "ir/error.hpp"
@@ -44,8 +45,10 @@ void add_ablation_command(CLI::App& app) {
       ->required();
   add_gpu_option(*cmd, o->ablation.gpu);
   cmd->add_option("--budget", o->ablation.budget, "programs proposed per evolution run")
+      ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--seeds", o->ablation.seeds, "runs per variant (seeds 0 .. N-1)")
+      ->check(integer_in(1, 10000))
       ->capture_default_str();
   cmd->add_option("--split", o->ablation.split,
                   "train/test split: random (half/half) or model:NAME (train on NAME:*)")

@@ -1,7 +1,9 @@
 #include "cli/evolve_command.hpp"
 
 #include "cli/llm_options.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/worker_options.hpp"
 #include "eval/backends/measured_backend.hpp"
 #include "eval/baselines.hpp"
@@ -131,9 +133,8 @@ void load_measured_settings(const std::string& dir, EvolveOptions& o, const Pool
 
 /// Fills the problem and evolution options from the run directory's config.json; returns it.
 nlohmann::json read_run_config(const std::string& dir, EvolveOptions& o) {
-  const auto cfg = nlohmann::json::parse(read_file(dir + "/config.json"), nullptr, false);
-  if (cfg.is_discarded() || !cfg.contains("problem") || !cfg.contains("options"))
-    throw InputError(fmt::format("{}/config.json: not a tilevolve run configuration", dir));
+  // Checked: a missing, malformed or foreign config.json is refused with what to do.
+  const nlohmann::json cfg = tv::read_run_config(dir);
   // How workers start and which cache they use come from measured.json, not config.json.
   const PoolOptions workers = o.spec.workers;
   const std::string cache = o.spec.cache;
@@ -220,6 +221,7 @@ void run_evolve(EvolveOptions o) {
         fmt::format("--probe-backend must be analytic or measured, got '{}'", o.probe_backend));
   if (recorded_dir.empty()) o.evo.cascade.analytic_probes = o.probe_backend == "analytic";
   o.spec.workers.progress = interactive;
+  if (o.quiet) TerminalProgressBar::silence();
   auto problem = load_problem(o.spec);
   TimingBackend& backend = *problem->backend;
   if (o.full_baselines && !backend.complete_table()) {
@@ -341,34 +343,45 @@ void add_evolve_command(CLI::App& app) {
                   "with --llm openai:URL, the LLM model (as --llm-model); otherwise a model "
                   "preset (as --preset)");
   cmd->add_option("--seed", o->evo.seed, "seed of the evolution (same seed, same run)")
+      ->check(integer_in(0, UINT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--budget", o->evo.budget, "programs to propose")->capture_default_str();
+  cmd->add_option("--budget", o->evo.budget, "programs to propose")
+      ->check(integer_in(0, kMaxCount))
+      ->capture_default_str();
   cmd->add_option("--stagnation", o->evo.stagnation,
                   "stop after this many programs without a new best (0 = never)")
+      ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--target", o->evo.target_score,
-                  "stop when the best train speedup over the expert reaches this (0 = never)");
+                  "stop when the best train speedup over the expert reaches this (0 = never)")
+      ->check(number_in(0, 1e6));
   cmd->add_option("--max-seconds", o->evo.max_seconds,
-                  "stop after this wall time (0 = never; a time limit makes runs irreproducible)");
+                  "stop after this wall time (0 = never; a time limit makes runs irreproducible)")
+      ->check(number_in(0, 1e9));
   cmd->add_option("--batch", o->evo.batch, "programs proposed between database updates")
+      ->check(integer_in(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--candidates", o->evo.candidates,
                   "proposals per parent in one step (K): evaluated together, and when two or more "
                   "beat the parent their edits are merged into one more program; a batch then "
                   "holds max(1, batch / (K + 1)) parents")
+      ->check(integer_in(1, 64))
       ->capture_default_str();
   cmd->add_option("--islands", o->evo.database.islands, "islands of the program database")
+      ->check(integer_in(1, 1024))
       ->capture_default_str();
   cmd->add_option("--probes", o->evo.cascade.probe_count, "probe shapes of cascade stage 1")
+      ->check(integer_in(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--probe-margin", o->evo.cascade.probe_margin,
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
+      ->check(number_in(0, 1))
       ->capture_default_str();
   cmd->add_option("--rule-penalty", o->evo.rule_penalty,
                   "selection charges each rule this fraction of the train speedup, so a rule "
                   "must win more than that to stay (guards against fitting measurement noise); "
                   "default 0 on the analytic model and 0.02 on recorded or measured timings")
-      ->check(CLI::Range(0.0, 0.5));
+      ->check(number_in(0, 0.5));
   cmd->add_flag_callback(
       "--no-cascade", [o] { o->evo.cascade.enabled = false; },
       "skip the probe stage: time every launchable child on all training shapes");
@@ -386,6 +399,7 @@ void add_evolve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,
                   "programs between checkpoints in the run directory")
+      ->check(integer_in(1, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory: config, events.ndjson, checkpoint, best program, its exports "

@@ -1,5 +1,6 @@
 #include "cli/experiment_options.hpp"
 
+#include "cli/number_checks.hpp"
 #include "ir/error.hpp"
 
 #include <filesystem>
@@ -11,6 +12,7 @@ void add_threads_option(CLI::App& cmd, int& threads) {
   cmd.add_option("--threads", threads,
                  "threads for the independent runs (0 = OpenMP default); results do not depend "
                  "on it")
+      ->check(integer_in(0, 4096))
       ->capture_default_str();
 }
 

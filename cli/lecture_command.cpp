@@ -1,6 +1,7 @@
 #include "cli/lecture_command.hpp"
 
 #include "cli/experiment_options.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
 #include "experiments/lecture.hpp"
 
@@ -41,8 +42,10 @@ void add_lecture_command(CLI::App& app) {
                  "evolution run, generalization over two splits and seeds, cost accounting");
   add_gpu_option(*cmd, o->lecture.gpu);
   cmd->add_option("--budget", o->lecture.budget, "programs proposed per evolution run")
+      ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--seeds", o->lecture.seeds, "seeds per split in the generalization demo")
+      ->check(integer_in(1, 10000))
       ->capture_default_str();
   add_threads_option(*cmd, o->lecture.threads);
   cmd->add_option("--out", o->out, "write report.md and the SVG plots into this directory");

@@ -3,12 +3,14 @@
 #include "cli/ablation_command.hpp"
 #include "cli/baselines_command.hpp"
 #include "cli/devices_command.hpp"
+#include "cli/error_message.hpp"
 #include "cli/evolve_command.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/export_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/lecture_command.hpp"
 #include "cli/measure_command.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/score_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/splits_command.hpp"
@@ -34,15 +36,25 @@ int main(int argc, char** argv) {
   tv::add_export_command(app);
   tv::add_import_command(app);
   tv::add_serve_command(app);
+  const tv::TerminalProgressBar progress; // long computations show a bar on a terminal
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with exit code 0; a bad flag is bad input like any
+    // other: one message, exit status 2.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    fmt::print(stderr, "tilevolve: error: {}\nRun with --help for more information.\n",
+               tv::printable_error(e.what()));
+    return 2;
   } catch (const tv::ExitCode& e) {
     return e.code;
   } catch (const tv::InputError& e) {
-    fmt::print(stderr, "tilevolve: error: {}\n", e.what());
+    fmt::print(stderr, "tilevolve: error: {}\n", tv::printable_error(e.what()));
     return 2;
+  } catch (const std::exception& e) {
+    // Not bad input but a bug (or no memory): say so instead of aborting without a word.
+    fmt::print(stderr, "tilevolve: internal error: {}\n", tv::printable_error(e.what()));
+    return 3;
   }
   return 0;
 }

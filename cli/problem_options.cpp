@@ -1,5 +1,7 @@
 #include "cli/problem_options.hpp"
 
+#include "cli/number_checks.hpp"
+
 namespace tv {
 
 void add_gpu_option(CLI::App& cmd, std::string& gpu) {
@@ -37,7 +39,7 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
                  "llama3-405b, qwen2.5-7b, qwen2.5-72b, mixtral-8x7b, deepseek-v3, "
                  "gemma2-27b): the GEMMs of one forward pass per token count");
   cmd.add_option("--tp", spec.tp, "tensor parallelism of --preset (shards N or K; default 1)")
-      ->check(CLI::Range(1, 1 << 16));
+      ->check(integer_in(1, 1 << 16));
   cmd.add_option("--tokens", spec.tokens,
                  "token counts M of --preset, e.g. 1,16,128 (default "
                  "1,16,32,64,128,256,512,1024,2048,4096,8192)");
@@ -46,9 +48,10 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_option_function<double>(
-      "--keep", [&spec](double share) { spec.keep = share; },
-      "keep the shapes that make up this share of the estimated total time (weight x the "
-      "analytic model's time on the GPU), e.g. 0.99; default: all shapes");
+         "--keep", [&spec](double share) { spec.keep = share; },
+         "keep the shapes that make up this share of the estimated total time (weight x the "
+         "analytic model's time on the GPU), e.g. 0.99; default: all shapes")
+      ->check(number_in(0, 1));
   if (all)
     cmd.add_option("--test-shapes", spec.test_shapes,
                    "test on this shape CSV and train on all of the shapes (overrides --split)");
@@ -59,7 +62,9 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
                        "(M, N, K) on one side)")
       ->capture_default_str();
   if (all)
-    cmd.add_option("--split-seed", spec.seed, "seed of the random split")->capture_default_str();
+    cmd.add_option("--split-seed", spec.seed, "seed of the random split")
+        ->check(integer_in(0, UINT64_MAX))
+        ->capture_default_str();
   cmd.add_option("--backend", spec.backend,
                  all ? "timing backend: analytic (the GPU model), replay:FILE (recorded "
                        "measurements), or measured (workers timing a Triton matmul on GPUs; "

@@ -1,6 +1,7 @@
 #include "cli/splits_command.hpp"
 
 #include "cli/experiment_options.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
 #include "evolve/mock_llm.hpp"
 #include "experiments/split_study.hpp"
@@ -95,10 +96,13 @@ void add_splits_command(CLI::App& app) {
                 "analytic model unless --shapes / --backend say otherwise)");
   add_problem_options(*cmd, o->study.problem, ProblemOptionSet::over_seeds);
   cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
+      ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
+      ->check(integer_in(1, 100000))
       ->capture_default_str();
   cmd->add_option("--seeds", o->study.seeds, "evolution runs per split (seeds 0 .. N-1)")
+      ->check(integer_in(1, 10000))
       ->capture_default_str();
   add_threads_option(*cmd, o->study.threads);
   cmd->add_option("--split-features", o->split_features,

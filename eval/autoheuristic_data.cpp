@@ -2,6 +2,7 @@
 
 #include "ir/error.hpp"
 #include "models/csv_fields.hpp"
+#include "models/json_text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -128,6 +129,11 @@ std::optional<double> parse_feedback(std::string_view field, std::string_view so
   if (!std::isfinite(ms) || !(ms > 0))
     fail_at_line(source, line,
                  fmt::format("feedback must be a positive finite time or inf, got '{}'", field));
+  if (ms * 1e-3 < kMinKernelSeconds || ms * 1e-3 > kMaxKernelSeconds)
+    fail_at_line(source, line,
+                 fmt::format("feedback must be a plausible kernel time from {:g} to {:g} ms, got "
+                             "'{}'",
+                             kMinKernelSeconds * 1e3, kMaxKernelSeconds * 1e3, field));
   return ms * 1e-3;
 }
 
@@ -139,23 +145,29 @@ char layout_letter(std::int64_t s0, std::int64_t s1, bool contig) {
 }
 
 void parse_json_line(std::string_view line, std::string_view source, AutoHeuristicData& out) {
+  // Strict: malformed text and repeated keys are reported with their column on line 1.
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {
+    j = parse_json_text(line, source);
+  } catch (const InputError& e) {
+    std::string_view why = e.what();
+    const std::string prefix = fmt::format("{}:1:", source);
+    if (why.substr(0, prefix.size()) == prefix) why.remove_prefix(prefix.size());
     fail_at_line(source, 1,
-                 fmt::format("expected a JSON object describing the dataset ({})", e.what()));
+                 fmt::format("expected a JSON object describing the dataset (column {})", why));
   }
   if (!j.is_object()) fail_at_line(source, 1, "expected a JSON object describing the dataset");
   if (auto it = j.find("name"); it != j.end() && it->is_string()) out.name = *it;
   if (auto it = j.find("shared_memory"); it != j.end()) {
-    if (!it->is_number_integer() || it->get<long long>() <= 0)
-      fail_at_line(source, 1, "\"shared_memory\" must be a positive integer");
+    if (!it->is_number_integer() || it->get<long long>() <= 0 || it->get<long long>() > (1LL << 40))
+      fail_at_line(source, 1, "\"shared_memory\" must be a positive integer (bytes, at most 2^40)");
     out.shared_memory = it->get<long long>();
   }
   if (auto it = j.find("device_capa"); it != j.end()) {
-    if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_integer() ||
-        !(*it)[1].is_number_integer())
+    const auto small = [](const nlohmann::json& v) {
+      return v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() <= 1000;
+    };
+    if (!it->is_array() || it->size() != 2 || !small((*it)[0]) || !small((*it)[1]))
       fail_at_line(source, 1, "\"device_capa\" must be [major, minor]");
     out.device_capability = std::pair<int, int>((*it)[0].get<int>(), (*it)[1].get<int>());
   }

@@ -2,30 +2,48 @@
 
 #include "eval/decision_tree.hpp"
 #include "ir/simplify.hpp"
+#include "models/progress.hpp"
+
+#include <atomic>
 
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <omp.h>
+#include <vector>
 
 namespace tv {
 
 namespace {
 
 /// Column minimising the weighted sum of log times over `rows` (indices into scorer rows).
+/// Columns are costed in parallel (each sum in row order, so the result does not depend on
+/// the thread count), then the first cheapest wins.
 int best_column(const Scorer& s, const std::vector<std::size_t>& which) {
   const TimeTable& t = s.table();
+  const long long n = (long long)t.configs().size();
+  std::vector<double> cost(std::size_t(n), 0.0);
+  const bool report = std::size_t(n) * which.size() >= (std::size_t(1) << 24);
+  std::atomic<long long> done{0};
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long long c = 0; c < n; ++c) {
+    double sum = 0;
+    for (std::size_t i : which)
+      sum += s.weights()[i] * std::log(t.time(s.rows()[i], std::size_t(c)));
+    cost[std::size_t(c)] = sum;
+    const long long d = done.fetch_add(1) + 1;
+    if (report && omp_get_thread_num() == 0)
+      report_progress("baselines (configs costed)", std::size_t(d), std::size_t(n));
+  }
+  if (report) report_progress("baselines (configs costed)", std::size_t(n), std::size_t(n));
   int best = -1;
   double best_cost = std::numeric_limits<double>::infinity();
-  for (std::size_t c = 0; c < t.configs().size(); ++c) {
-    double cost = 0;
-    for (std::size_t i : which)
-      cost += s.weights()[i] * std::log(t.time(s.rows()[i], c));
-    if (cost < best_cost) {
-      best_cost = cost;
+  for (long long c = 0; c < n; ++c)
+    if (cost[std::size_t(c)] < best_cost) {
+      best_cost = cost[std::size_t(c)];
       best = int(c);
     }
-  }
   return best;
 }
 
@@ -50,7 +68,11 @@ Program per_m_table(const Scorer& train) {
   for (std::size_t i = 0; i < train.rows().size(); ++i)
     by_m[train.table().shapes()[train.rows()[i]].M].push_back(i);
   Program p;
+  const bool report =
+      train.rows().size() * train.table().configs().size() >= (std::size_t(1) << 24);
+  std::size_t done = 0;
   for (auto it = by_m.begin(); it != by_m.end(); ++it) {
+    if (report) report_progress("baselines (per-M table, M values)", done++, by_m.size());
     const int c = best_column(train, it->second);
     const Config cfg = c >= 0 ? train.table().configs()[std::size_t(c)] : Config{};
     if (std::next(it) == by_m.end()) {
@@ -62,6 +84,7 @@ Program per_m_table(const Scorer& train) {
       p.rules.push_back(r);
     }
   }
+  if (report) report_progress("baselines (per-M table, M values)", by_m.size(), by_m.size());
   return simplify(p);
 }
 

@@ -70,8 +70,11 @@ std::vector<std::string> split_csv(std::string_view line, std::string& error) {
 /// '#' (a comment line); newlines become spaces.
 std::string csv_field(std::string_view s) {
   std::string flat;
-  for (char c : s)
-    flat += (c == '\n' || c == '\r') ? ' ' : c;
+  // Control characters (a worker's detail may hold any) become spaces: the reader refuses them.
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    flat += ((u < 0x20 && c != '\t') || u == 0x7f) ? ' ' : c;
+  }
   const bool plain = flat.find_first_of(",\"") == std::string::npos && trim_field(flat) == flat &&
                      (flat.empty() || flat.front() != '#');
   if (plain) return flat;
@@ -97,6 +100,11 @@ double parse_seconds(std::string_view field, std::string_view source, int line) 
     fail_at_line(source, line, fmt::format("seconds must be a number, got '{}'", field));
   if (!std::isfinite(v) || !(v > 0))
     fail_at_line(source, line, fmt::format("seconds must be positive and finite, got '{}'", field));
+  if (v < kMinKernelSeconds || v > kMaxKernelSeconds)
+    fail_at_line(source, line,
+                 fmt::format("seconds must be a plausible kernel time from {:g} to {:g} s, got "
+                             "'{}'",
+                             kMinKernelSeconds, kMaxKernelSeconds, field));
   return v;
 }
 
@@ -149,10 +157,24 @@ void parse_result(const std::vector<std::string>& f, std::size_t i, Measurement&
   }
 }
 
+/// Text fields hold printable text: a control character other than a tab (a carriage return
+/// inside a line, a NUL) cannot be written back by format_record, so it marks a corrupt file.
+void check_text(std::string_view field, std::string_view what, std::string_view source, int line) {
+  for (const char ch : field) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      fail_at_line(source, line,
+                   fmt::format("{} holds the control character \\x{:02x} (expected printable text)",
+                               what, c));
+  }
+}
+
 MeasurementRecord parse_row(const std::vector<std::string>& f, std::string_view source, int line) {
   MeasurementRecord r;
   r.gpu = f[0];
   if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
+  check_text(f[0], "gpu", source, line);
+  check_text(f[16], "detail", source, line);
   parse_shape(f, 1, r.shape, source, line);
   parse_config_fields(f, 5, r.config, source, line);
   parse_result(f, 14, r.result, source, line);
@@ -169,6 +191,10 @@ MeasurementRecord parse_row_v2(const std::vector<std::string>& f, std::string_vi
   if (r.gpu.empty()) fail_at_line(source, line, "gpu must not be empty");
   if (r.device.empty()) fail_at_line(source, line, "device must not be empty");
   if (r.worker.empty()) fail_at_line(source, line, "worker must not be empty");
+  check_text(f[0], "gpu", source, line);
+  check_text(f[1], "device", source, line);
+  check_text(f[2], "worker", source, line);
+  check_text(f[22], "detail", source, line);
   parse_shape(f, 3, r.shape, source, line);
   if (std::find(std::begin(kLayouts), std::end(kLayouts), f[7]) == std::end(kLayouts))
     fail_at_line(source, line,

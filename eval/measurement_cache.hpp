@@ -82,8 +82,9 @@ bool is_measurement_cache(std::string_view first_line);
 /// Parses a whole file of either version; throws InputError "<source>:<line>: what was
 /// expected" for a missing or unsupported version line, a wrong header, a wrong field count, a
 /// bad number, an unknown dtype, layout, kernel or status, ok without a time, a time with a
-/// failure status, or a time that is not positive and finite. In version 2 a last line with
-/// no newline that does not parse is skipped with a warning instead.
+/// failure status, a time that is not positive and finite or not a plausible kernel time, or a
+/// text field (gpu, device, worker, detail) holding a control character other than a tab. In
+/// version 2 a last line with no newline that does not parse is skipped with a warning instead.
 MeasurementFile parse_measurement_file(std::string_view text, std::string_view source);
 /// The records of parse_measurement_file (warnings dropped).
 std::vector<MeasurementRecord> parse_measurement_cache(std::string_view text,

@@ -7,15 +7,19 @@
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "models/data_dir.hpp"
+#include "models/json_text.hpp"
 #include "models/shape_file.hpp"
 #include "models/split.hpp"
 #include "models/static_check.hpp"
 #include "models/workloads/keep_threshold.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <set>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tv {
 
@@ -26,17 +30,21 @@ namespace {
 TimeTable with_vendor_column(const TimeTable& t, const TimingBackend& backend,
                              const std::string& source) {
   const std::size_t rows = t.shapes().size(), cols = t.configs().size();
-  xt::xtensor<double, 2> times({rows, cols + 1});
+  std::vector<double> vendor(rows); // checked first: no copy of a table that cannot have one
   for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t c = 0; c < cols; ++c)
-      times(r, c) = t.time(r, c);
     const auto v = backend.vendor_time(t.shapes()[r]);
     if (!v)
       throw InputError(fmt::format("--vendor-dispatch: {} has no vendor-library time for shape {} "
                                    "({}x{}x{} {})",
                                    source, t.shapes()[r].label(), t.shapes()[r].M, t.shapes()[r].N,
                                    t.shapes()[r].K, dtype_name(t.shapes()[r].dtype)));
-    times(r, cols) = *v;
+    vendor[r] = *v;
+  }
+  xt::xtensor<double, 2> times({rows, cols + 1});
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c)
+      times(r, c) = t.time(r, c);
+    times(r, cols) = vendor[r];
   }
   std::vector<Config> configs = t.configs();
   configs.push_back(vendor_config());
@@ -52,13 +60,41 @@ std::unique_ptr<TimeTable> build_table(const Problem& p, const std::vector<Shape
   return std::make_unique<TimeTable>(with_vendor_column(*table, *p.backend, p.backend->name()));
 }
 
+/// Scores weigh each shape by weight / (sum of the half's weights): the sum must be finite and
+/// positive. Names the shape source and the half, since the user cannot see the split.
+void check_weights(const std::vector<Shape>& half, std::string_view which,
+                   const std::string& source, const std::string& split) {
+  double sum = 0;
+  for (const Shape& s : half)
+    sum += s.weight;
+  if (half.empty())
+    throw InputError(
+        fmt::format("{}: the {} half of the split ({}) has no shapes", source, which, split));
+  if (!std::isfinite(sum))
+    throw InputError(fmt::format("{}: the weights of the {} half ({}) sum to more than {:g} (the "
+                                 "largest double); scale them down (only their ratios matter)",
+                                 source, which, split, std::numeric_limits<double>::max()));
+  if (!(sum > 0))
+    throw InputError(fmt::format("{}: every shape of the {} half ({}) has weight 0, so no score "
+                                 "can be weighted on it; give some of its {} shapes a positive "
+                                 "weight, or choose another split",
+                                 source, which, split, half.size()));
+}
+
 } // namespace
 
 std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
   const auto& ds = dtypes_;
   std::vector<StaticIssue> issues = static_check(prog, gpu, ds);
   if (!issues.empty()) return issues;
-  for (const Config& c : reachable_configs(prog)) {
+  const LiveBranches live = live_branches(prog);
+  std::vector<Config> reachable; // distinct, in order of first appearance
+  std::unordered_set<Config> seen;
+  for (std::size_t r : live.rules)
+    if (seen.insert(prog.rules[r].config).second) reachable.push_back(prog.rules[r].config);
+  if (live.default_live && seen.insert(prog.default_config).second)
+    reachable.push_back(prog.default_config);
+  for (const Config& c : reachable) {
     if (c.vendor && !spec.vendor_dispatch) {
       issues.push_back({-1, c,
                         "vendor dispatch is off (--vendor-dispatch lets a program return "
@@ -72,12 +108,12 @@ std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
       }
   }
   // Name the rule of each backend issue (the first live rule returning that config).
+  if (issues.empty()) return issues;
+  std::unordered_map<Config, int> first_rule;
+  for (std::size_t r : live.rules)
+    first_rule.emplace(prog.rules[r].config, int(r));
   for (auto& i : issues)
-    for (std::size_t r = 0; r < prog.rules.size(); ++r)
-      if (prog.rules[r].config == i.config && !effective_region(prog, r).empty()) {
-        i.rule = int(r);
-        break;
-      }
+    if (auto it = first_rule.find(i.config); it != first_rule.end()) i.rule = it->second;
   return issues;
 }
 
@@ -107,26 +143,34 @@ nlohmann::json problem_spec_json(const ProblemSpec& s) {
 }
 
 ProblemSpec problem_spec_from_json(const nlohmann::json& j, const std::string& source) {
-  try {
-    ProblemSpec s;
-    s.gpu = j.value("gpu", "");
-    s.shapes = j.value("shapes", "");
-    s.test_shapes = j.value("test_shapes", "");
-    s.split = j.value("split", "random");
-    s.seed = j.value("split_seed", std::uint64_t(0));
-    s.expert = j.value("expert", "");
-    s.backend = j.value("backend", "analytic");
-    s.workload_log = j.value("workload_log", "");
-    s.model = j.value("model", "");
-    s.tp = j.value("tp", 0);
-    s.tokens = j.value("tokens", "");
-    s.inline_shapes = j.value("inline", std::vector<std::string>{});
-    if (j.contains("keep")) s.keep = j["keep"].get<double>();
-    s.vendor_dispatch = j.value("vendor_dispatch", false);
-    return s;
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: bad problem description ({})", source, e.what()));
-  }
+  if (!j.is_object())
+    throw InputError(fmt::format("{}: bad problem description (expected an object)", source));
+  // Each key, when present, must have exactly the type it is written with (a checked read:
+  // nlohmann's value<T>() would cast 1e30 to an integer, undefined behaviour).
+  const auto get = [&](const char* key, auto fallback) {
+    using T = decltype(fallback);
+    const auto it = j.find(key);
+    if (it == j.end()) return fallback;
+    if (const std::string why = json_type_problem<T>(*it); !why.empty())
+      throw InputError(fmt::format("{}: bad problem description: '{}': {}", source, key, why));
+    return it->template get<T>();
+  };
+  ProblemSpec s;
+  s.gpu = get("gpu", std::string());
+  s.shapes = get("shapes", std::string());
+  s.test_shapes = get("test_shapes", std::string());
+  s.split = get("split", std::string("random"));
+  s.seed = get("split_seed", std::uint64_t(0));
+  s.expert = get("expert", std::string());
+  s.backend = get("backend", std::string("analytic"));
+  s.workload_log = get("workload_log", std::string());
+  s.model = get("model", std::string());
+  s.tp = get("tp", 0);
+  s.tokens = get("tokens", std::string());
+  s.inline_shapes = get("inline", std::vector<std::string>{});
+  if (j.contains("keep")) s.keep = get("keep", 0.0);
+  s.vendor_dispatch = get("vendor_dispatch", false);
+  return s;
 }
 
 std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
@@ -199,6 +243,10 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     test = std::move(s.test);
     p->split_description = s.description;
   }
+
+  check_weights(train, "training", p->shapes_path, p->split_description);
+  check_weights(test, "test", p->test_shapes_path.empty() ? p->shapes_path : p->test_shapes_path,
+                p->split_description);
 
   // One table row per distinct shape label; a split "none" shares rows between halves.
   std::vector<Shape> rows;

@@ -13,7 +13,9 @@ Scorer::Scorer(const TimeTable& table, std::vector<std::size_t> rows, const Prog
   double wsum = 0;
   for (std::size_t r : rows_)
     wsum += table.shapes()[r].weight;
-  if (rows_.empty() || !(wsum > 0)) throw InputError("empty shape set (or all weights zero)");
+  if (rows_.empty() || !(wsum > 0) || !std::isfinite(wsum))
+    throw InputError("a shape set to score on needs shapes whose weights sum to a positive, "
+                     "finite number");
   expert_ = program_times(expert);
   for (std::size_t i = 0; i < rows_.size(); ++i) {
     const Shape& s = table.shapes()[rows_[i]];

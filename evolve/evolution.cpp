@@ -2,6 +2,7 @@
 
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
+#include "evolve/checkpoint.hpp"
 #include "evolve/mutators/reply_parser.hpp"
 #include "eval/analytic_backend.hpp"
 #include "evolve/run_dir.hpp"
@@ -13,6 +14,7 @@
 #include "ir/line_diff.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
+#include "models/json_text.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -26,29 +28,8 @@ namespace tv {
 
 namespace {
 
-constexpr int kCheckpointVersion = 2;
 /// Measured configs per training shape the mutator is shown (the fastest ones).
 constexpr std::size_t kMeasuredPerShape = 64;
-
-std::string hex64(std::uint64_t v) {
-  return fmt::format("{:016x}", v);
-}
-
-/// Deterministic 64-bit digest of a string (for checksums and fingerprints).
-std::uint64_t digest(const std::string& s) {
-  std::uint64_t h = 0x74696c65766f6c76ULL;
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w = 0;
-    for (int b = 0; b < 8; ++b)
-      w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
-    h = hash_mix(h, w);
-  }
-  std::uint64_t w = s.size();
-  for (int b = 0; i < s.size(); ++i, ++b)
-    w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
-  return hash_mix(h, w);
-}
 
 long long& stage_counter(Counters& c, Stage s) {
   switch (s) {
@@ -75,11 +56,10 @@ long long& stage_counter(Counters& c, Stage s) {
 template <class T> T get_field(const nlohmann::json& j, const char* key, const char* where) {
   if (!j.is_object() || !j.contains(key))
     throw InputError(fmt::format("{}: field '{}' missing", where, key));
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw InputError(fmt::format("{}: field '{}' has the wrong type", where, key));
-  }
+  // Checked first: get<T>() itself would cast an out-of-range number (undefined behaviour).
+  if (const std::string why = json_type_problem<T>(j.at(key)); !why.empty())
+    throw InputError(fmt::format("{}: field '{}' has the wrong type ({})", where, key, why));
+  return j.at(key).get<T>();
 }
 
 /// Fingerprint of what `p` decides on `rows`: programs with equal fingerprints choose the same
@@ -189,6 +169,7 @@ struct Evolution::State {
   long long since_best = 0;
   bool seeded = false;
   std::string best_reply, best_op = "seed";
+  std::unique_ptr<RunLock> lock; ///< held while the run uses its directory
   std::unique_ptr<EventLog> events;
   std::unique_ptr<ViewerData> viewer; ///< what the dashboard reads (run directory only)
   long long last_checkpoint = 0;
@@ -588,6 +569,7 @@ EvolutionResult Evolution::run() {
     fs::create_directories(dir_, ec);
     if (ec)
       throw InputError(fmt::format("cannot create run directory '{}': {}", dir_, ec.message()));
+    s_->lock = std::make_unique<RunLock>(dir_);
     if (fs::exists(dir_ + "/config.json") || fs::exists(dir_ + "/checkpoint.json"))
       throw InputError(fmt::format("'{}' already holds a run; continue it with --resume {} or "
                                    "choose another --out",
@@ -638,14 +620,8 @@ void Evolution::write_checkpoint() {
   st["cache"] = s.eval.cache_to_json();
   st["events_offset"] = s.events ? s.events->sync() : 0;
   st["seconds"] = s.seconds();
-  const std::string body = st.dump();
-  nlohmann::json cp{
-      {"format", "tilevolve-checkpoint"},
-      {"version", kCheckpointVersion},
-      {"fingerprint", hex64(digest(run_config(*problem_, *mutator_, options_).dump()))},
-      {"checksum", hex64(digest(body))},
-      {"state", st}};
-  atomic_write(dir_ + "/checkpoint.json", cp.dump() + "\n");
+  atomic_write(dir_ + "/checkpoint.json",
+               checkpoint_text(st, run_fingerprint(run_config(*problem_, *mutator_, options_))));
   if (s.seeded) s.viewer->write_per_shape(dir_, s.best.id, s.best.program);
   s.last_checkpoint = s.done;
 }
@@ -656,25 +632,8 @@ void Evolution::load_checkpoint() {
     throw InputError(fmt::format("'{}' has no checkpoint.json: the run stopped before its first "
                                  "checkpoint; start it again without --resume",
                                  dir_));
-  nlohmann::json cp;
-  try {
-    cp = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{}: corrupt or truncated checkpoint ({})", path, e.what()));
-  }
-  if (!cp.is_object() || cp.value("format", "") != "tilevolve-checkpoint")
-    throw InputError(fmt::format("{}: not a tilevolve checkpoint", path));
-  if (cp.value("version", 0) != kCheckpointVersion)
-    throw InputError(fmt::format("{}: checkpoint version {} is not supported (expected {})", path,
-                                 cp.value("version", 0), kCheckpointVersion));
-  const auto& st = cp["state"];
-  if (!st.is_object() || cp.value("checksum", "") != hex64(digest(st.dump())))
-    throw InputError(fmt::format("{}: checksum mismatch: the checkpoint is corrupt", path));
-  if (cp.value("fingerprint", "") !=
-      hex64(digest(run_config(*problem_, *mutator_, options_).dump())))
-    throw InputError(fmt::format("{}: the checkpoint belongs to a different run configuration "
-                                 "(options, shapes, GPU or expert changed since it was written)",
-                                 path));
+  const nlohmann::json st = checkpoint_state(
+      read_file(path), path, run_fingerprint(run_config(*problem_, *mutator_, options_)));
   State& s = *s_;
   const char* w = "checkpoint";
   s.seeded = get_field<bool>(st, "seeded", w);
@@ -754,11 +713,13 @@ void Evolution::load_checkpoint() {
     } catch (const nlohmann::json::parse_error&) {
       throw InputError(fmt::format("{}: corrupt event line before the checkpoint", events_path));
     }
-    if (e.value("event", "") != "program") continue;
-    s.lineage.add({e.value("id", std::uint64_t(0)), e.value("op", ""), e.value("stage", ""),
-                   e.value("train", 0.0)},
-                  e.value("parent", std::uint64_t(0)),
-                  e.value("inspirations", std::vector<std::uint64_t>{}));
+    if (!e.is_object() || !e.contains("event") || e["event"] != "program") continue;
+    const char* we = "events.ndjson";
+    s.lineage.add({get_field<std::uint64_t>(e, "id", we), get_field<std::string>(e, "op", we),
+                   get_field<std::string>(e, "stage", we),
+                   e.contains("train") ? get_field<double>(e, "train", we) : 0.0},
+                  get_field<std::uint64_t>(e, "parent", we),
+                  get_field<std::vector<std::uint64_t>>(e, "inspirations", we));
   }
   s.events = std::make_unique<EventLog>(events_path, offset);
   s.viewer = std::make_unique<ViewerData>(*problem_);
@@ -768,6 +729,7 @@ void Evolution::load_checkpoint() {
 EvolutionResult Evolution::resume() {
   if (dir_.empty()) throw InputError("resume needs a run directory");
   s_ = std::make_unique<State>(*problem_, options_);
+  s_->lock = std::make_unique<RunLock>(dir_);
   load_checkpoint();
   return loop();
 }

@@ -1,6 +1,7 @@
 #include "evolve/run_dir.hpp"
 
 #include "ir/error.hpp"
+#include "models/json_text.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace tv {
@@ -41,6 +43,67 @@ std::string read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+nlohmann::json read_run_config(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError(fmt::format("--resume {}: {}", dir,
+                                 fs::exists(dir, ec) ? "not a directory"
+                                                     : "no such directory: nothing to resume"));
+  const std::string path = dir + "/config.json";
+  if (!fs::exists(path, ec))
+    throw InputError(fmt::format(
+        "{}: missing: the run in '{}' was stopped before it wrote its configuration, so "
+        "nothing of it can be resumed (nothing was evaluated yet); start it again with the "
+        "same options and --out {} instead of --resume",
+        path, dir, dir));
+  const nlohmann::json cfg = parse_json_text(read_file(path), path);
+  // (Compared, not read with value(): that throws a JSON exception for a format of another type.)
+  if (!cfg.is_object() || !cfg.contains("format") || cfg["format"] != "tilevolve-run")
+    throw InputError(fmt::format("{}: not a tilevolve run configuration (expected an object "
+                                 "with \"format\": \"tilevolve-run\")",
+                                 path));
+  for (const char* key : {"problem", "options", "mutator"})
+    if (!cfg.contains(key))
+      throw InputError(fmt::format("{}: not a tilevolve run configuration (no '{}')", path, key));
+  if (!cfg["problem"].is_object() || !cfg["options"].is_object() || !cfg["mutator"].is_string())
+    throw InputError(fmt::format("{}: not a tilevolve run configuration ('problem' and "
+                                 "'options' must be objects, 'mutator' a string)",
+                                 path));
+  return cfg;
+}
+
+RunLock::RunLock(const std::string& dir) {
+  const std::string path = dir + "/run.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw InputError(
+        fmt::format("cannot create the lock file '{}': {}", path, std::strerror(errno)));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    std::string holder(buf, n > 0 ? std::size_t(n) : 0);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' '))
+      holder.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    if (e == EWOULDBLOCK)
+      throw InputError(fmt::format(
+          "'{}' is in use by another tilevolve process{}: two runs in one directory would "
+          "interleave its events; wait for it to finish (or stop it), then try again",
+          dir, holder.empty() ? "" : fmt::format(" (pid {})", holder)));
+    throw InputError(fmt::format("cannot lock '{}': {}", path, std::strerror(e)));
+  }
+  // Record who holds it, for the message another process prints.
+  const std::string pid = fmt::format("{}\n", ::getpid());
+  if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, pid.data(), pid.size(), 0);
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_); // closing the descriptor releases the flock
 }
 
 EventLog::EventLog(const std::string& path, std::uint64_t offset) : path_(path) {

@@ -20,8 +20,9 @@ struct Config {
   /// vendor_config()), so all vendor choices compare equal.
   bool vendor = false;
 
-  /// Threads per block for a warp (or wave) of `warp_size` lanes.
-  int threads(int warp_size) const { return warps * warp_size; }
+  /// Threads per block for a warp (or wave) of `warp_size` lanes (64-bit: a profile may allow
+  /// large values, and the product must not overflow).
+  long long threads(int warp_size) const { return (long long)warps * warp_size; }
   /// Compact human form "128x128x64 w4 s3 g8" (plus AMD knobs when set); "vendor" for the
   /// vendor library.
   std::string brief() const;

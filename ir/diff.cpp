@@ -10,7 +10,9 @@
 //   - Line endings: "\r\n", "\n"; trailing '\r's are removed from every line.
 //   - A code-fence line (starting with ```, after optional indentation) that is the first or
 //     last line of a search or replace section is dropped (models sometimes fence the sections
-//     themselves; program text never contains such a line).
+//     themselves; program text never contains such a line). format_diff wraps a section that
+//     starts or ends with such a line in one more fence pair, so its output parses back to the
+//     same blocks.
 //   - Convention: DiffBlock::search / replace hold the section's lines, each followed by '\n'
 //     ("" for a section with no lines). apply_diff also accepts text without the final '\n'.
 //
@@ -283,8 +285,14 @@ DiffResult apply_diff(std::string_view text, const std::vector<DiffBlock>& block
 std::string format_diff(const std::vector<DiffBlock>& blocks) {
   std::string out;
   auto section = [&out](const std::string& s) {
+    // parse_diff drops one code-fence line at each end of a section, so a section that
+    // itself starts or ends with one is wrapped in a fence pair, which is what gets dropped.
+    const std::vector<std::string_view> lines = split_lines(s);
+    const bool wrap = !lines.empty() && (is_fence(lines.front()) || is_fence(lines.back()));
+    if (wrap) out += "```\n";
     out += s;
     if (!s.empty() && s.back() != '\n') out += '\n';
+    if (wrap) out += "```\n";
   };
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     if (i) out += '\n';

@@ -54,7 +54,8 @@ std::vector<DiffBlock> parse_diff(std::string_view reply);
 /// Applies blocks in order to `text`; lines are compared with CRLF normalised and trailing
 /// spaces ignored. Blocks that do not apply leave the text unchanged.
 DiffResult apply_diff(std::string_view text, const std::vector<DiffBlock>& blocks);
-/// Writes blocks back in SEARCH/REPLACE form.
+/// Writes blocks back in SEARCH/REPLACE form; parse_diff of the result gives `blocks` back for
+/// any blocks parse_diff produced (a section that starts or ends with a ``` line is fenced).
 std::string format_diff(const std::vector<DiffBlock>& blocks);
 
 } // namespace tv

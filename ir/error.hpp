@@ -8,9 +8,21 @@
 
 namespace tv {
 
-/// Bad input: the message names the source, position and what was expected.
+/// Bad input: the message names the source, position and what was expected. A NUL byte in the
+/// message (quoted from a binary file) is kept as the text "\x00", since what() ends at the
+/// first NUL.
 struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& what) : std::runtime_error(without_nul(what)) {}
+  explicit InputError(const char* what) : std::runtime_error(what) {}
+
+private:
+  static std::string without_nul(const std::string& s) {
+    if (s.find('\0') == std::string::npos) return s;
+    std::string out;
+    for (const char c : s)
+      out += c == '\0' ? std::string("\\x00") : std::string(1, c);
+    return out;
+  }
 };
 
 } // namespace tv

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_set>
 #include <utility>
 
 namespace tv {
@@ -271,23 +272,33 @@ bool default_reachable(const Program& p) {
   return !g.uncovered(g.boxes_of(p.rules)).empty();
 }
 
-std::vector<Config> reachable_configs(const Program& p) {
-  std::vector<Config> out;
-  const auto add = [&out](const Config& c) {
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-  };
+LiveBranches live_branches(const Program& p) {
+  LiveBranches out;
   const Geometry g = geometry_of(p);
-  const std::vector<Box> boxes = g.boxes_of(p.rules);
   std::vector<Box> rest{g.full()}; // the domain not yet decided by earlier rules
   for (std::size_t i = 0; i < p.rules.size() && !rest.empty(); ++i) {
-    if (boxes[i].empty()) continue;
-    const bool fires = std::any_of(rest.begin(), rest.end(),
-                                   [&](const Box& r) { return g.intersects(r, boxes[i]); });
+    const Box box = g.box(p.rules[i].condition);
+    if (box.empty()) continue;
+    const bool fires =
+        std::any_of(rest.begin(), rest.end(), [&](const Box& r) { return g.intersects(r, box); });
     if (!fires) continue;
-    add(p.rules[i].config);
-    g.subtract(rest, boxes[i]);
+    out.rules.push_back(i);
+    g.subtract(rest, box);
   }
-  if (!rest.empty()) add(p.default_config);
+  out.default_live = !rest.empty();
+  return out;
+}
+
+std::vector<Config> reachable_configs(const Program& p) {
+  std::vector<Config> out;
+  std::unordered_set<Config> seen;
+  const auto add = [&](const Config& c) {
+    if (seen.insert(c).second) out.push_back(c);
+  };
+  const LiveBranches live = live_branches(p);
+  for (std::size_t i : live.rules)
+    add(p.rules[i].config);
+  if (live.default_live) add(p.default_config);
   return out;
 }
 

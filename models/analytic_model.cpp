@@ -30,7 +30,7 @@ double smooth_max8(double a, double b) {
 /// schedulers/SIMDs: below four warps some sit idle (throughput per warp stays constant);
 /// above four, extra warps hide issue and dependency stalls with diminishing returns.
 /// Throughput per warp never rises, so two blocks never finish faster than one.
-double warp_issue_efficiency(int warps) {
+double warp_issue_efficiency(long long warps) {
   auto hide = [](double w) { return w / (w + 1.5); };
   return warps < 4 ? hide(4.0) * warps / 4.0 : hide(double(warps));
 }
@@ -80,10 +80,11 @@ TimeBreakdown model_breakdown(const Shape& s, const Config& c, const Gpu& g, int
       std::min(kL2PortBytesPerClock * g.clock_hz, g.l2_bytes_per_s / double(active_units));
   const double latency = g.mem_latency_s;
   const double tile_eff = warp_tile_efficiency(warp_tile_elems(c));
-  const double stage_bytes = double(c.BM + c.BN) * c.BK * bytes;
+  const double stage_bytes = (double(c.BM) + c.BN) * c.BK * bytes;
   auto round_time = [&](int resident) {
-    const double math = resident * 2.0 * c.BM * c.BN * c.BK /
-                        (peak_unit * warp_issue_efficiency(resident * c.warps) * tile_eff);
+    const double math =
+        resident * 2.0 * c.BM * c.BN * c.BK /
+        (peak_unit * warp_issue_efficiency((long long)resident * c.warps) * tile_eff);
     const double feed = resident * stage_bytes / l2_unit;
     // Without pipelining a block waits for each load, then computes on its own warps.
     const double own_math =

@@ -11,6 +11,11 @@ namespace tv {
 /// Largest problem dimension the readers accept (2^31).
 inline constexpr std::int64_t kMaxShapeDim = std::int64_t(1) << 31;
 
+/// Range of a recorded kernel time that describes a real measurement: a GEMM launch takes at
+/// least a nanosecond and (far) less than an hour; 1e300 s or 1e-300 s is a corrupt file.
+inline constexpr double kMinKernelSeconds = 1e-9;
+inline constexpr double kMaxKernelSeconds = 3600;
+
 /// `s` without spaces, tabs and carriage returns at either end.
 std::string_view trim_field(std::string_view s);
 /// The comma-separated fields of one line (no quoting), each trimmed.

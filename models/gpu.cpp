@@ -2,6 +2,7 @@
 
 #include "ir/error.hpp"
 #include "models/data_dir.hpp"
+#include "models/json_text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,13 @@ const std::set<std::string> kTopLevelKeys = {"name",
                                              "sources",
                                              "notes"};
 
+/// The range a rate or size of a real device lies in (generously: about a thousand times
+/// beyond today's devices either way).
+struct Plausible {
+  double lo, hi;
+  const char* unit;
+};
+
 /// Reads the fields of one profile; every failure names the file and the field.
 class FieldReader {
 public:
@@ -80,30 +88,37 @@ public:
     return x;
   }
 
-  int positive_int(const json& obj, const std::string& key) const {
+  /// A positive integer of at most `hi` (a physically plausible bound).
+  int positive_int(const json& obj, const std::string& key, long long hi) const {
     const char* what = "a positive integer";
-    return int(integer(member(obj, key, key, what), key, 1, INT_MAX, what));
+    return int(integer(member(obj, key, key, what), key, 1, hi, what));
   }
 
-  long long positive_long(const json& obj, const std::string& key) const {
+  long long positive_long(const json& obj, const std::string& key, long long hi) const {
     const char* what = "a positive integer";
-    return integer(member(obj, key, key, what), key, 1, LLONG_MAX, what);
+    return integer(member(obj, key, key, what), key, 1, hi, what);
   }
 
-  /// A finite number, > 0 (or >= 0 when `allow_zero`).
-  double number_value(const json& v, std::string_view path, bool allow_zero) const {
+  /// A finite number, > 0 (or >= 0 when `allow_zero`), and (unless 0) within the plausible
+  /// range `r`: a bandwidth of 1e-300 GB/s parses but describes no device.
+  double number_value(const json& v, std::string_view path, bool allow_zero,
+                      const Plausible& r) const {
     const char* what = allow_zero ? "a non-negative number" : "a positive number";
     if (!v.is_number()) fail(path, fmt::format("expected {}", what));
     double x = v.get<double>();
     if (!std::isfinite(x) || x < 0 || (!allow_zero && x == 0))
       fail(path, fmt::format("expected {}", what));
+    if (x != 0 && (x < r.lo || x > r.hi))
+      fail(path, fmt::format("expected {} from {:g} to {:g} {} (a plausible device), got {:g}",
+                             what, r.lo, r.hi, r.unit, x));
     return x;
   }
 
-  double number(const json& obj, const std::string& key, bool allow_zero) const {
+  double number(const json& obj, const std::string& key, bool allow_zero,
+                const Plausible& r) const {
     return number_value(
         member(obj, key, key, allow_zero ? "a non-negative number" : "a positive number"), key,
-        allow_zero);
+        allow_zero, r);
   }
 
   std::string text(const json& obj, const std::string& key) const {
@@ -129,7 +144,7 @@ public:
     std::vector<int> out;
     for (std::size_t i = 0; i < it->size(); ++i) {
       std::string elem = fmt::format("{}[{}]", path, i);
-      int x = int(integer((*it)[i], elem, lo, INT_MAX, elem_what));
+      int x = int(integer((*it)[i], elem, lo, kMaxConfigValue, elem_what));
       if (std::find(out.begin(), out.end(), x) != out.end())
         fail(path, fmt::format("duplicate value {}", x));
       out.push_back(x);
@@ -141,41 +156,15 @@ private:
   std::string file_;
 };
 
-/// "line:col" of the 1-based byte offset `byte` in `text` (where a parser stopped).
-std::string position_of(const std::string& text, std::size_t byte) {
-  std::size_t p = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + p, '\n'));
-  std::size_t line_start = p == 0 ? 0 : text.rfind('\n', p - 1);
-  std::size_t col = line_start == std::string::npos || p == 0 ? p + 1 : p - line_start;
-  return fmt::format("{}:{}", line, col);
-}
-
-/// The parser's message without its "[json.exception...] parse error at line L, column C: "
-/// prefix (we print our own position).
-std::string parser_reason(const std::string& what) {
-  auto col = what.find(", column ");
-  if (col != std::string::npos) {
-    auto colon = what.find(": ", col);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  auto bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
-
-json parse_file(const std::string& path) {
+std::string read_profile_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: cannot read GPU profile: it is a directory", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open GPU profile", path));
   std::ostringstream buf;
   buf << in.rdbuf();
-  std::string text = buf.str();
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}:{}: malformed JSON: {}", path, position_of(text, e.byte),
-                                 parser_reason(e.what())));
-  } catch (const json::exception& e) { // e.g. a number too large for a double
-    throw InputError(fmt::format("{}: malformed JSON: {}", path, parser_reason(e.what())));
-  }
+  return buf.str();
 }
 
 ConfigSpace read_space(const FieldReader& r, const json& root, bool amd) {
@@ -224,7 +213,7 @@ std::map<std::string, double> read_peaks(const FieldReader& r, const json& root)
     if (!d) r.fail(path, "unknown dtype (expected bf16, f16, f32 or fp8)");
     std::string canon(dtype_name(*d));
     if (out.count(canon)) r.fail(path, fmt::format("dtype '{}' given twice", canon));
-    out[canon] = r.number_value(value, path, false) * 1e12;
+    out[canon] = r.number_value(value, path, false, {1e-3, 1e6, "TFLOP/s"}) * 1e12;
   }
   if (!out.count("bf16")) r.fail("peak_tflops", "missing 'bf16' (the fallback rate)");
   return out;
@@ -246,7 +235,11 @@ double Gpu::peak(DType d) const {
 }
 
 Gpu load_gpu_file(const std::string& path) {
-  json root = parse_file(path);
+  return parse_gpu_profile(read_profile_text(path), path);
+}
+
+Gpu parse_gpu_profile(std::string_view text, const std::string& path) {
+  const json root = parse_json_text(text, path);
   if (!root.is_object())
     throw InputError(fmt::format("{}: expected a JSON object at the top level", path));
   FieldReader r(path);
@@ -258,24 +251,25 @@ Gpu load_gpu_file(const std::string& path) {
   g.full_name = r.text(root, "full_name");
   g.vendor = r.text(root, "vendor");
   if (g.vendor != "nvidia" && g.vendor != "amd") r.fail("vendor", "expected \"nvidia\" or \"amd\"");
-  g.units = r.positive_int(root, "units");
-  g.warp_size = r.positive_int(root, "warp_size");
+  // Integer bounds keep every product the launch check and the model form far inside 64 bits.
+  g.units = r.positive_int(root, "units", 1 << 20);
+  g.warp_size = r.positive_int(root, "warp_size", 64);
   if (g.warp_size != 32 && g.warp_size != 64) r.fail("warp_size", "expected 32 or 64");
-  g.max_threads_per_block = r.positive_int(root, "max_threads_per_block");
-  g.max_threads_per_unit = r.positive_int(root, "max_threads_per_unit");
-  g.max_blocks_per_unit = r.positive_int(root, "max_blocks_per_unit");
-  g.registers_per_unit = r.positive_int(root, "registers_per_unit");
-  g.max_registers_per_thread = r.positive_int(root, "max_registers_per_thread");
-  g.shared_per_unit = r.positive_long(root, "shared_per_unit_bytes");
-  g.shared_per_block = r.positive_long(root, "shared_per_block_bytes");
-  g.l2_bytes = r.number(root, "l2_bytes", false);
-  g.infinity_cache_bytes = r.number(root, "infinity_cache_bytes", true);
+  g.max_threads_per_block = r.positive_int(root, "max_threads_per_block", 1 << 20);
+  g.max_threads_per_unit = r.positive_int(root, "max_threads_per_unit", 1 << 20);
+  g.max_blocks_per_unit = r.positive_int(root, "max_blocks_per_unit", 1 << 20);
+  g.registers_per_unit = r.positive_int(root, "registers_per_unit", 1 << 30);
+  g.max_registers_per_thread = r.positive_int(root, "max_registers_per_thread", 1 << 30);
+  g.shared_per_unit = r.positive_long(root, "shared_per_unit_bytes", 1LL << 40);
+  g.shared_per_block = r.positive_long(root, "shared_per_block_bytes", 1LL << 40);
+  g.l2_bytes = r.number(root, "l2_bytes", false, {1024, 1e13, "bytes"});
+  g.infinity_cache_bytes = r.number(root, "infinity_cache_bytes", true, {1024, 1e13, "bytes"});
   g.peak_flops = read_peaks(r, root);
-  g.hbm_bytes_per_s = r.number(root, "hbm_gbps", false) * 1e9;
-  g.l2_bytes_per_s = r.number(root, "l2_gbps", false) * 1e9;
-  g.clock_hz = r.number(root, "clock_mhz", false) * 1e6;
-  g.mem_latency_s = r.number(root, "mem_latency_ns", false) * 1e-9;
-  g.launch_overhead_s = r.number(root, "launch_overhead_us", false) * 1e-6;
+  g.hbm_bytes_per_s = r.number(root, "hbm_gbps", false, {1, 1e7, "GB/s"}) * 1e9;
+  g.l2_bytes_per_s = r.number(root, "l2_gbps", false, {1, 1e8, "GB/s"}) * 1e9;
+  g.clock_hz = r.number(root, "clock_mhz", false, {1, 1e6, "MHz"}) * 1e6;
+  g.mem_latency_s = r.number(root, "mem_latency_ns", false, {1e-3, 1e7, "ns"}) * 1e-9;
+  g.launch_overhead_s = r.number(root, "launch_overhead_us", false, {1e-6, 1e7, "us"}) * 1e-6;
   g.space = read_space(r, root, g.vendor == "amd");
   if (auto it = root.find("sources"); it != root.end() && !it->is_object())
     r.fail("sources", "expected an object of strings");

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tv {
@@ -44,8 +45,16 @@ struct Gpu {
   double peak(DType d) const;
 };
 
+/// Largest value a profile's config space may list (BM, BN, BK, warps, stages, group and the
+/// AMD knobs): it keeps resource products (tile x stages x bytes) far inside 64 bits.
+inline constexpr int kMaxConfigValue = 1 << 16;
+
 /// Reads a GPU profile JSON file; throws InputError naming the file and the bad field.
 Gpu load_gpu_file(const std::string& path);
+/// Parses the text of a GPU profile (`path` names it in errors); throws InputError naming the
+/// file and the bad field for malformed JSON, a repeated key, a missing or unknown field, a
+/// value of the wrong type or outside a plausible range, or inconsistent fields.
+Gpu parse_gpu_profile(std::string_view text, const std::string& path);
 /// A profile by short name from the data directory (data/gpus/NAME.json), or by path when
 /// `name_or_path` ends in ".json"; throws InputError listing the known names when missing.
 Gpu find_gpu(const std::string& name_or_path);

@@ -35,20 +35,22 @@ std::optional<std::string> knob_problem(const char* field, const std::optional<i
 
 } // namespace
 
-int registers_per_thread(const Config& c, const Gpu& g) {
-  const int threads = std::max(1, c.threads(g.warp_size));
-  return (c.BM * c.BN + threads - 1) / threads + kRegisterOverhead;
+long long registers_per_thread(const Config& c, const Gpu& g) {
+  const long long threads = std::max(1LL, c.threads(g.warp_size));
+  return ((long long)c.BM * c.BN + threads - 1) / threads + kRegisterOverhead;
 }
 
 long long shared_memory_bytes(const Config& c, const Gpu& g, DType d) {
-  const long long buffers = g.vendor == "amd" ? std::max(1, c.stages - 1) : c.stages;
-  return buffers * (long long)(c.BM + c.BN) * c.BK * dtype_bytes(d);
+  const long long buffers = g.vendor == "amd" ? std::max(1LL, c.stages - 1LL) : c.stages;
+  // At most 2^31 stages x 2^32 x 2^31 x 8 would overflow; the profile reader bounds the config
+  // space (see kMaxConfigValue in gpu.hpp), which keeps this product far below 2^63.
+  return buffers * ((long long)c.BM + c.BN) * c.BK * dtype_bytes(d);
 }
 
 int blocks_per_unit(const Config& c, const Gpu& g, DType d) {
   if (launch_problem(c, g, d)) return 0;
-  const int threads = c.threads(g.warp_size);
-  const long long regs = (long long)registers_per_thread(c, g) * threads;
+  const long long threads = c.threads(g.warp_size);
+  const long long regs = registers_per_thread(c, g) * threads;
   const long long smem = shared_memory_bytes(c, g, d);
   long long n = g.max_blocks_per_unit;
   n = std::min<long long>(n, g.max_threads_per_unit / threads);
@@ -69,11 +71,11 @@ std::optional<std::string> launch_problem(const Config& c, const Gpu& g, DType d
         knob_problem("kpack", c.kpack, s.kpack, g)})
     if (p) return p;
 
-  const int threads = c.threads(g.warp_size);
+  const long long threads = c.threads(g.warp_size);
   if (threads > g.max_threads_per_block)
     return fmt::format("warps={}: {} threads per block > {}", c.warps, threads,
                        g.max_threads_per_block);
-  if (c.BM * c.BN < c.warps * kMinElementsPerWarp)
+  if ((long long)c.BM * c.BN < (long long)c.warps * kMinElementsPerWarp)
     return fmt::format("BM={} BN={} warps={}: a {}x{} tile gives each warp fewer than {} "
                        "output elements",
                        c.BM, c.BN, c.warps, c.BM, c.BN, kMinElementsPerWarp);
@@ -81,13 +83,13 @@ std::optional<std::string> launch_problem(const Config& c, const Gpu& g, DType d
     return fmt::format("BM={} BN={} matrix_instr_nonkdim={}: the tile is not a multiple of the "
                        "matrix instruction",
                        c.BM, c.BN, *c.matrix_instr_nonkdim);
-  const int regs = registers_per_thread(c, g);
+  const long long regs = registers_per_thread(c, g);
   if (regs > g.max_registers_per_thread)
     return fmt::format("BM={} BN={} warps={}: {} registers per thread > {}", c.BM, c.BN, c.warps,
                        regs, g.max_registers_per_thread);
-  if ((long long)regs * threads > g.registers_per_unit)
+  if (regs * threads > g.registers_per_unit)
     return fmt::format("BM={} BN={} warps={}: {} registers per block > {} per {}", c.BM, c.BN,
-                       c.warps, (long long)regs * threads, g.registers_per_unit,
+                       c.warps, regs * threads, g.registers_per_unit,
                        g.vendor == "amd" ? "CU" : "SM");
   const long long smem = shared_memory_bytes(c, g, d);
   if (smem > g.shared_per_block)

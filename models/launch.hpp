@@ -11,7 +11,7 @@ namespace tv {
 
 /// Registers per thread the config needs: fp32 accumulators BM*BN/threads plus a fixed
 /// overhead for addresses, loop state and operand fragments.
-int registers_per_thread(const Config& c, const Gpu& g);
+long long registers_per_thread(const Config& c, const Gpu& g);
 /// Operand staging buffers in shared memory (LDS on AMD), in bytes: NVIDIA keeps `stages`
 /// buffers; AMD's stream pipeliner keeps max(1, stages-1) in LDS and one in registers.
 long long shared_memory_bytes(const Config& c, const Gpu& g, DType d);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <system_error>
@@ -88,6 +89,7 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
   bool have_header = false;
   std::vector<Shape> shapes;
   std::map<std::string, int, std::less<>> first_line; // name -> line it was defined on
+  double weight_sum = 0;
 
   LineCursor lines(text);
   std::string_view line;
@@ -135,7 +137,15 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
                      fmt::format("unknown dtype '{}' (expected bf16, f16, f32, fp8)", d));
       s.dtype = *dtype;
     }
-    if (index[kWeight] >= 0) s.weight = parse_weight(fields[index[kWeight]], source, line_no);
+    if (index[kWeight] >= 0) {
+      s.weight = parse_weight(fields[index[kWeight]], source, line_no);
+      weight_sum += s.weight;
+      if (!std::isfinite(weight_sum))
+        fail_at_line(source, line_no,
+                     fmt::format("the weights up to this line sum to more than {:g} (the largest "
+                                 "double); scale them down (only their ratios matter)",
+                                 std::numeric_limits<double>::max()));
+    }
     if (index[kLayout] >= 0) {
       const std::string_view l = fields[index[kLayout]];
       if (!l.empty() && std::find(kLayouts.begin(), kLayouts.end(), l) == kLayouts.end())

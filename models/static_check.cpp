@@ -4,22 +4,31 @@
 #include "models/launch.hpp"
 
 #include <fmt/format.h>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 namespace tv {
 
 std::vector<StaticIssue> static_check(const Program& p, const Gpu& g,
                                       const std::vector<DType>& dtypes) {
   std::vector<StaticIssue> out;
+  std::unordered_map<Config, std::optional<std::string>> verdict; // one check per distinct config
   auto check = [&](int rule, const Config& c) {
-    for (DType d : dtypes)
-      if (auto why = launch_problem(c, g, d)) {
-        out.push_back({rule, c, *why});
-        return;
-      }
+    auto [it, fresh] = verdict.try_emplace(c);
+    if (fresh)
+      for (DType d : dtypes)
+        if (auto why = launch_problem(c, g, d)) {
+          it->second = std::move(why);
+          break;
+        }
+    if (it->second) out.push_back({rule, c, *it->second});
   };
-  for (std::size_t i = 0; i < p.rules.size(); ++i)
-    if (!effective_region(p, i).empty()) check(int(i), p.rules[i].config);
-  if (default_reachable(p)) check(-1, p.default_config);
+  // One pass over the rules (live_branches), not effective_region per rule (quadratic).
+  const LiveBranches live = live_branches(p);
+  for (std::size_t i : live.rules)
+    check(int(i), p.rules[i].config);
+  if (live.default_live) check(-1, p.default_config);
   return out;
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tilevolve builds with, only those that are missing.
-# Safe to run any number of times.
+# Safe to run any number of times. `setup.sh test` also installs what the whole test suite
+# (scripts/test.sh) needs: clang with libFuzzer and the sanitizer runtimes, LLVM's OpenMP for
+# clang builds, and llvm-symbolizer for readable sanitizer reports.
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,12 @@ packages=(
   # test drives headless Chromium through chromedriver (about 100 MB with dependencies).
   libjs-chart.js chromium chromium-driver
 )
+if [ "${1:-}" = "test" ]; then
+  packages+=(clang libclang-rt-14-dev libomp-dev llvm-14)
+elif [ -n "${1:-}" ]; then
+  echo "setup: unknown argument '$1' (expected nothing or 'test')" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

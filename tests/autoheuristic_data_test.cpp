@@ -228,3 +228,29 @@ TEST_CASE("autoheuristic_data: mutated files parse or throw InputError, never cr
   CHECK(parsed > 0);
   CHECK(parsed < 2000);
 }
+
+TEST_CASE("autoheuristic_data: a time no kernel takes is refused") {
+  const std::string head = "{\"name\": \"mm\"}\nm,k,n,mat1_dtype,mat2_dtype,mat1_stride_0,"
+                           "mat1_stride_1,mat2_stride_0,mat2_stride_1,choice,feedback\n";
+  const std::string row = "16,32,64,torch.float16,torch.float16,32,1,64,1,extern_mm,";
+  for (const char* bad : {"1e300", "1e-300", "3600001"}) {
+    CAPTURE(bad);
+    std::string e;
+    try {
+      parse_autoheuristic(head + row + bad + "\n", "ah.txt");
+    } catch (const InputError& x) {
+      e = x.what();
+    }
+    CHECK(e == std::string("ah.txt:3: feedback must be a plausible kernel time from 1e-06 to "
+                           "3.6e+06 ms, got '") +
+                   bad + "'");
+  }
+  CHECK(parse_autoheuristic(head + row + "0.5\n", "ah.txt").rows.size() == 1);
+  std::string e;
+  try {
+    parse_autoheuristic("{\"name\": \"mm\", \"device_capa\": [9, 4294967296]}\nm\n", "ah.txt");
+  } catch (const InputError& x) {
+    e = x.what();
+  }
+  CHECK(e == "ah.txt:1: \"device_capa\" must be [major, minor]");
+}

@@ -354,3 +354,28 @@ TEST_CASE("diff: garbage never crashes") {
     }
   }
 }
+
+TEST_CASE("diff: format_diff output parses back to the same blocks when sections hold fences") {
+  // Issue 13: SEARCH text whose first or last line is ``` lost that line on the way back.
+  const std::vector<DiffBlock> blocks = {
+      {"```\n    if M <= 16:\n", "```\n"},
+      {"    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n```\n",
+       "```python\n```\n"},
+      {"  ```\n```\n```\n", ""},
+      {"plain\n", "```\nx\n```\n"},
+      {"no final newline", "also none"},
+  };
+  std::vector<DiffBlock> expected = blocks;
+  expected[4] = {"no final newline\n", "also none\n"}; // sections are lines, each ends in '\n'
+  CHECK(parse_diff(format_diff(blocks)) == expected);
+  // The round trip holds for whatever parse_diff extracts, fenced replies included.
+  const std::string reply = "```\n<<<<<<< SEARCH\n```\n```\nx\n```\n```\n=======\n```\n"
+                            "```\n```\n>>>>>>> REPLACE\n```\n";
+  const auto parsed = parse_diff(reply);
+  REQUIRE(parsed.size() == 1);
+  CHECK(parsed[0].search == "```\nx\n```\n");
+  CHECK(parsed[0].replace == "```\n");
+  CHECK(parse_diff(format_diff(parsed)) == parsed);
+  // Plain blocks are written as before (no extra fences).
+  CHECK(format_diff({{"a\n", "b\n"}}) == "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n");
+}

@@ -3,6 +3,7 @@
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
 #include "models/data_dir.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -31,31 +32,14 @@ std::string read_text(const std::string& path) {
   return buf.str();
 }
 
-/// A fresh directory under the system temp dir, removed when the object goes away.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tv_gpu_test_XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
+using tv::test::ScratchDir;
 
 json profile_json(const std::string& name) {
   return json::parse(read_text(data_path("gpus/" + name + ".json")));
 }
 
 /// Loads `text` from a temp file and returns the InputError message ("" when it loaded).
-std::string load_error(const TempDir& dir, const std::string& text) {
+std::string load_error(const ScratchDir& dir, const std::string& text) {
   std::string path = dir.write("bad.json", text);
   try {
     load_gpu_file(path);
@@ -68,7 +52,7 @@ std::string load_error(const TempDir& dir, const std::string& text) {
 }
 
 /// The error for a copy of profile `base` edited by `edit`.
-std::string edit_error(const TempDir& dir, const std::string& base,
+std::string edit_error(const ScratchDir& dir, const std::string& base,
                        const std::function<void(json&)>& edit) {
   json j = profile_json(base);
   edit(j);
@@ -193,7 +177,7 @@ TEST_CASE("gpu: find_gpu by name, by path and case-insensitively") {
   CHECK(find_gpu("MI355X").name == "mi355x");
   CHECK(find_gpu(data_path("gpus/mi300x.json")).name == "mi300x");
 
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   json j = profile_json("h100");
   j["name"] = "custom";
   j["units"] = 100;
@@ -218,7 +202,7 @@ TEST_CASE("gpu: find_gpu of an unknown name lists the known ones") {
 }
 
 TEST_CASE("gpu: loader reports missing fields and wrong types") {
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   auto err = [&](const std::function<void(json&)>& edit) { return edit_error(dir, "h100", edit); };
 
   CHECK(err([](json&) {}) == ""); // the unedited profile loads
@@ -232,7 +216,7 @@ TEST_CASE("gpu: loader reports missing fields and wrong types") {
     CHECK(contains(e, ": field 'units': expected a positive integer"));
   }
   e = err([](json& j) { j["units"] = 3000000000ULL; });
-  CHECK(contains(e, "field 'units': expected a positive integer (at most 2147483647)"));
+  CHECK(contains(e, "field 'units': expected a positive integer (at most 1048576)"));
 
   for (json bad : {json(0), json(-1.5), json("fast"), json(false)}) {
     CAPTURE(bad.dump());
@@ -275,7 +259,7 @@ TEST_CASE("gpu: loader reports missing fields and wrong types") {
 }
 
 TEST_CASE("gpu: loader checks peak rates") {
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   auto err = [&](const std::function<void(json&)>& edit) { return edit_error(dir, "h100", edit); };
   std::string e = err([](json& j) { j["peak_tflops"].erase("bf16"); });
   CHECK(contains(e, "field 'peak_tflops': missing 'bf16' (the fallback rate)"));
@@ -300,7 +284,7 @@ TEST_CASE("gpu: loader checks peak rates") {
 }
 
 TEST_CASE("gpu: loader checks the config space") {
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   auto err = [&](const std::function<void(json&)>& edit) { return edit_error(dir, "h100", edit); };
   auto amd_err = [&](const std::function<void(json&)>& edit) {
     return edit_error(dir, "mi300x", edit);
@@ -332,7 +316,7 @@ TEST_CASE("gpu: loader checks the config space") {
 }
 
 TEST_CASE("gpu: loader checks cross-field consistency") {
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   auto err = [&](const std::function<void(json&)>& edit) { return edit_error(dir, "h100", edit); };
   std::string e = err([](json& j) { j["shared_per_block_bytes"] = 300000; });
   CHECK(contains(e, "field 'shared_per_block_bytes': must not exceed shared_per_unit_bytes"));
@@ -345,7 +329,7 @@ TEST_CASE("gpu: loader checks cross-field consistency") {
 }
 
 TEST_CASE("gpu: malformed JSON names the file and the position") {
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   std::string e = load_error(dir, "{\n  \"name\": \"x\",\n  \"units\": ,\n}\n");
   CHECK(contains(e, "bad.json:3:12: malformed JSON: syntax error"));
   e = load_error(dir, "");
@@ -361,7 +345,7 @@ TEST_CASE("gpu: malformed JSON names the file and the position") {
 
 TEST_CASE("gpu: corrupted profiles never crash the loader") {
   const std::string text = read_text(data_path("gpus/mi300x.json"));
-  TempDir dir;
+  ScratchDir dir("tv_gpu_test");
   Rng rng(20240611);
   const std::string alphabet = "{}[]\":,-.0123456789eE abcxyz\n\\";
   int loaded = 0;
@@ -435,4 +419,39 @@ TEST_CASE("gpu: all_configs is the full product, in a fixed order, without dupli
   CHECK(all_configs(find_gpu("h100")).size() == 6000);
   CHECK(all_configs(find_gpu("mi300x")).size() == 43200);
   CHECK(all_configs(find_gpu("mi355x")).size() == 21600);
+}
+
+TEST_CASE("gpu: physically absurd rates and sizes are refused with the plausible range") {
+  // Issue 13: a bandwidth of 1e-300 GB/s loaded and gave times of 1e290 s.
+  ScratchDir dir("tv_gpu_test");
+  auto err = [&](const std::function<void(json&)>& edit) { return edit_error(dir, "h100", edit); };
+  std::string e = err([](json& j) { j["hbm_gbps"] = 1e-300; });
+  CHECK(contains(e, "field 'hbm_gbps': expected a positive number from 1 to 1e+07 GB/s (a "
+                    "plausible device), got 1e-300"));
+  e = err([](json& j) { j["l2_gbps"] = 1e300; });
+  CHECK(contains(e, "field 'l2_gbps': expected a positive number from 1 to 1e+08 GB/s"));
+  e = err([](json& j) { j["clock_mhz"] = 1e-9; });
+  CHECK(contains(e, "field 'clock_mhz': expected a positive number from 1 to 1e+06 MHz"));
+  e = err([](json& j) { j["peak_tflops"]["bf16"] = 1e300; });
+  CHECK(contains(e, "field 'peak_tflops.bf16': expected a positive number from 0.001 to 1e+06"));
+  e = err([](json& j) { j["l2_bytes"] = 5; });
+  CHECK(contains(e, "field 'l2_bytes': expected a positive number from 1024 to 1e+13 bytes"));
+  e = err([](json& j) { j["mem_latency_ns"] = 1e300; });
+  CHECK(contains(e, "field 'mem_latency_ns': expected a positive number from 0.001 to 1e+07"));
+  e = err([](json& j) { j["launch_overhead_us"] = 1e-300; });
+  CHECK(contains(e, "field 'launch_overhead_us': expected a positive number from 1e-06"));
+  CHECK(err([](json& j) { j["infinity_cache_bytes"] = 0; }) == ""); // 0 = none, allowed
+  e = err([](json& j) { j["infinity_cache_bytes"] = 1e300; });
+  CHECK(contains(e, "field 'infinity_cache_bytes': expected a non-negative number from 1024"));
+  e = err([](json& j) { j["registers_per_unit"] = 4294967296LL; });
+  CHECK(
+      contains(e, "field 'registers_per_unit': expected a positive integer (at most 1073741824)"));
+  e = err([](json& j) { j["shared_per_unit_bytes"] = 1LL << 50; });
+  CHECK(contains(e, "field 'shared_per_unit_bytes': expected a positive integer (at most "));
+  // Config values are bounded so resource products stay inside 64 bits.
+  e = err([](json& j) { j["config_space"]["BM"] = {16, 65537}; });
+  CHECK(contains(e, "field 'config_space.BM[1]': expected a positive integer (at most 65536)"));
+  e = err([](json& j) { j["config_space"]["stages"] = {2147483647}; });
+  CHECK(contains(e, "field 'config_space.stages[0]': expected a positive integer (at most 65536)"));
+  CHECK(err([](json& j) { j["config_space"]["BM"] = {16, 65536}; }) == "");
 }

@@ -87,3 +87,24 @@ TEST_CASE("static_check: reports each unlaunchable reachable branch with its rea
   CHECK(static_check(load_program_file(data_path("experts/lecture.py")), h100, {DType::bf16})
             .empty());
 }
+
+TEST_CASE("launch: large config values from a profile do not overflow") {
+  // Issue 13: BM * BN, warps * warp_size and (BM + BN) * BK * stages were int products; with
+  // a profile allowing 65536 they wrapped (UBSan: signed overflow) and gave false reasons.
+  Gpu g = test::gpu("h100");
+  g.space.BM = g.space.BN = g.space.BK = g.space.stages = g.space.group = {kMaxConfigValue};
+  g.space.warps = {kMaxConfigValue};
+  const Config big = cfg(kMaxConfigValue, kMaxConfigValue, kMaxConfigValue, kMaxConfigValue,
+                         kMaxConfigValue, kMaxConfigValue);
+  CHECK(big.threads(g.warp_size) == 2097152LL);
+  CHECK(registers_per_thread(big, g) == 2048 + 40); // 2^32 accumulators / 2^21 threads
+  CHECK(shared_memory_bytes(big, g, DType::bf16) == 65536LL * 131072 * 65536 * 2);
+  CHECK(*launch_problem(big, g, DType::bf16) == "warps=65536: 2097152 threads per block > 1024");
+  Config one_warp = big;
+  one_warp.warps = 1;
+  g.space.warps = {1};
+  CHECK(registers_per_thread(one_warp, g) == 134217728 + 40);
+  CHECK(*launch_problem(one_warp, g, DType::bf16) ==
+        "BM=65536 BN=65536 warps=1: 134217768 registers per thread > 255");
+  CHECK(blocks_per_unit(one_warp, g, DType::bf16) == 0);
+}

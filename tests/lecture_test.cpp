@@ -315,5 +315,6 @@ TEST_CASE("lecture: the binary prints the demos and writes report.md and well-fo
 
   const Run bad = run_binary("lecture --seeds 0");
   CHECK(bad.status == 2);
-  CHECK(bad.out.find("--seeds must be at least 1") != std::string::npos);
+  CHECK(bad.out.find("tilevolve: error: --seeds: expected an integer from 1 to 10000, got '0'") !=
+        std::string::npos);
 }

@@ -1,6 +1,7 @@
 #include "eval/measurement_cache.hpp"
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
+#include "support/temp_dir.hpp"
 
 #include "support/mutate.hpp"
 
@@ -32,19 +33,7 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
-/// A fresh directory under the system temp dir, removed when the object goes away.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tv_cache_test_XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using tv::test::ScratchDir;
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -115,7 +104,7 @@ TEST_CASE("measurement_cache: records read back exactly") {
 }
 
 TEST_CASE("measurement_cache: append_record creates the file with headers and appends") {
-  TempDir dir;
+  ScratchDir dir("tv_cache_test");
   const std::string path = dir.path + "/m.csv";
   append_record(path, ok_record(1e-5));
   append_record(path, amd_failure());
@@ -149,7 +138,7 @@ TEST_CASE("measurement_cache: append_record creates the file with headers and ap
 }
 
 TEST_CASE("measurement_cache: append_record refuses other files") {
-  TempDir dir;
+  ScratchDir dir("tv_cache_test");
   const std::string path = dir.path + "/other.txt";
   std::ofstream(path) << "{\"name\": \"mm\"}\n";
   CHECK_THROWS_AS(append_record(path, ok_record(1e-5)), InputError);
@@ -233,4 +222,26 @@ TEST_CASE("measurement_cache: mutated files parse or throw InputError, never cra
   }
   CHECK(parsed > 0);
   CHECK(parsed < 2000);
+}
+
+TEST_CASE("measurement_cache: a time no kernel takes is refused") {
+  // Issue 13: a recorded time of 1e300 s was accepted (and 1e-300 s made every other config
+  // look infinitely slow).
+  const std::string top = std::string(kMeasurementCacheVersionLine) + "\n" +
+                          std::string(kMeasurementCacheHeader) + "\n";
+  const std::string row = "h100,128,4096,4096,bf16,128,128,64,4,3,8,,,,ok,";
+  for (const char* bad : {"1e300", "1e-300", "3601", "1e-10"}) {
+    CAPTURE(bad);
+    std::string e;
+    try {
+      parse_measurement_cache(top + row + bad + ",\n", "m.csv");
+    } catch (const InputError& x) {
+      e = x.what();
+    }
+    CHECK(e == std::string("m.csv:3: seconds must be a plausible kernel time from 1e-09 to 3600 s, "
+                           "got '") +
+                   bad + "'");
+  }
+  CHECK(parse_measurement_cache(top + row + "3600,\n", "m.csv").size() == 1);
+  CHECK(parse_measurement_cache(top + row + "1e-9,\n", "m.csv").size() == 1);
 }

@@ -141,6 +141,9 @@ TEST_CASE("model_presets: bad tp, token lists, names and tables are errors") {
   CHECK(error_of("[]") == "m.json: not a JSON object");
   CHECK(error_of(R"({"format": "x"})") ==
         "m.json: expected \"format\": \"tilevolve-models\" and \"version\": 1");
+  // A format of another type is refused the same way (value() would throw a JSON exception).
+  CHECK(error_of(R"({"format": 7, "version": 1})") ==
+        "m.json: expected \"format\": \"tilevolve-models\" and \"version\": 1");
   CHECK(error_of(head + R"({"a": {"architecture": "rwkv", "hf_repo": "r", "source": "s",
         "config": {}}}})") ==
         "m.json: model 'a': unknown architecture 'rwkv' (expected llama, mixtral or deepseek_v3)");

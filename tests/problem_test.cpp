@@ -172,3 +172,38 @@ TEST_CASE("problem: the spec's JSON form round-trips and keeps older configurati
   CHECK_THROWS_WITH_AS(problem_spec_from_json({{"tp", "eight"}}, "c.json"),
                        doctest::Contains("c.json: bad problem description"), InputError);
 }
+
+TEST_CASE("problem: a split half with only zero weights names the file and the half") {
+  // Issue 13: the message named neither ("empty shape set (or all weights zero)").
+  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_problem_weights";
+  std::filesystem::create_directories(dir);
+  const std::string shapes = (dir / "weights.csv").string();
+  std::ofstream(shapes) << "name,M,N,K,weight\na,1,4096,4096,0\nb,16,4096,4096,0\n"
+                           "c,128,4096,4096,0\nd,4096,4096,4096,5\n";
+  ProblemSpec spec;
+  spec.gpu = "h100";
+  spec.shapes = shapes;
+  spec.split = "random";
+  std::string message;
+  try {
+    load_problem(spec);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  REQUIRE(!message.empty());
+  CHECK(message.rfind(shapes + ": every shape of the ", 0) == 0);
+  CHECK((message.find("the training half (random half/half") != std::string::npos ||
+         message.find("the test half (random half/half") != std::string::npos));
+  CHECK(message.find("has weight 0") != std::string::npos);
+  // A test file whose shapes all weigh 0 is refused by the shape reader, naming the file.
+  const std::string test = (dir / "zero_test.csv").string();
+  std::ofstream(test) << "name,M,N,K,weight\nt1,1,4096,4096,0\nt2,2,4096,4096,0\n";
+  std::ofstream(shapes) << "name,M,N,K,weight\na,1,4096,4096,1\nb,16,4096,4096,2\n";
+  spec.test_shapes = test;
+  try {
+    load_problem(spec);
+    FAIL("a test half of zero weights was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == test + ": all weights are zero (at least one must be positive)");
+  }
+}

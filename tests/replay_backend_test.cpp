@@ -8,6 +8,7 @@
 #include "models/gpu.hpp"
 #include "models/launch.hpp"
 #include "models/shape_file.hpp"
+#include "support/temp_dir.hpp"
 
 #include "support/fixtures.hpp"
 
@@ -31,25 +32,7 @@ using tv::test::gpu;
 
 using tv::test::cfg;
 
-/// A fresh directory under the system temp dir, removed when the object goes away.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tv_replay_test_XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  /// Writes `text` to a file in the directory and returns its path.
-  std::string file(const std::string& name, const std::string& text) const {
-    const std::string p = path + "/" + name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
+using tv::test::ScratchDir;
 
 using tv::test::shape;
 
@@ -130,7 +113,7 @@ std::string small_dataset() {
 } // namespace
 
 TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus") {
-  TempDir dir;
+  ScratchDir dir("tv_replay_test");
   const std::string path = dir.path + "/cache.csv";
   const Shape a = shape(128, 4096, 4096), b = shape(1, 4096, 4096);
   const Config c1 = cfg(128, 128, 64, 4, 3, 8), c2 = cfg(64, 64, 32, 4, 2, 1),
@@ -214,8 +197,8 @@ TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus"
 }
 
 TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches it") {
-  TempDir dir;
-  const std::string path = dir.file("small_mm.txt", small_dataset());
+  ScratchDir dir("tv_replay_test");
+  const std::string path = dir.write("small_mm.txt", small_dataset());
   ReplayFilter nn;
   nn.layout = "NN";
   ReplayBackend rb(path, nn, gpu("h100"));
@@ -322,13 +305,13 @@ TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches 
 }
 
 TEST_CASE("replay_backend: f32 rows are kept by their TF32 setting") {
-  TempDir dir;
+  ScratchDir dir("tv_replay_test");
   std::string t = kJson + "\n" + kHeader + "\n";
   t += "256,256,256,torch.float32,torch.float32,256,1,256,1,True,True,True," +
        triton(64, 64, 32, 4, 2) + ",0.01\n";
   t += "256,256,256,torch.float32,torch.float32,256,1,256,1,True,True,False," +
        triton(64, 64, 32, 4, 2) + ",0.04\n";
-  const std::string path = dir.file("f32.txt", t);
+  const std::string path = dir.write("f32.txt", t);
   ReplayFilter f;
   f.dtypes = {DType::f32};
   ReplayBackend off(path, f, gpu("h100"));
@@ -341,22 +324,22 @@ TEST_CASE("replay_backend: f32 rows are kept by their TF32 setting") {
 }
 
 TEST_CASE("replay_backend: bad files and specs") {
-  TempDir dir;
+  ScratchDir dir("tv_replay_test");
   CHECK_THROWS_WITH_AS(
-      ReplayBackend(dir.file("x.csv", "name,M,N,K\n"), ReplayFilter{}, gpu("h100")),
+      ReplayBackend(dir.write("x.csv", "name,M,N,K\n"), ReplayFilter{}, gpu("h100")),
       doctest::Contains("x.csv:1: unknown replay file format"), InputError);
   CHECK_THROWS_WITH_AS(ReplayBackend(dir.path + "/missing.txt", ReplayFilter{}, gpu("h100")),
                        doctest::Contains("missing.txt: cannot read"), InputError);
   CHECK_THROWS_WITH_AS(ReplayBackend(dir.path, ReplayFilter{}, gpu("h100")),
                        doctest::Contains("is a directory"), InputError);
   const std::string bad_cache =
-      dir.file("bad.csv", std::string(kMeasurementCacheVersionLine) + "\n" +
+      dir.write("bad.csv", std::string(kMeasurementCacheVersionLine) + "\n" +
                               std::string(kMeasurementCacheHeader) + "\n" +
                               "h100,1,2,3,bf16,16,16,16,2,2,8,,,,ok,,\n");
   CHECK_THROWS_WITH_AS(ReplayBackend(bad_cache, ReplayFilter{}, gpu("h100")),
                        doctest::Contains("bad.csv:3: status ok needs a time"), InputError);
   const std::string bad_ah =
-      dir.file("bad_mm.txt", kJson + "\n" + kHeader + "\n" + ah_row(4, 4, 4, "extern_mm", "-2"));
+      dir.write("bad_mm.txt", kJson + "\n" + kHeader + "\n" + ah_row(4, 4, 4, "extern_mm", "-2"));
   CHECK_THROWS_WITH_AS(ReplayBackend(bad_ah, ReplayFilter{}, gpu("h100")),
                        doctest::Contains("bad_mm.txt:3: feedback must be"), InputError);
   CHECK_THROWS_AS(make_backend("replay:", gpu("h100")), InputError);
@@ -442,7 +425,7 @@ std::string ah_row_layout(std::int64_t m, std::int64_t n, std::int64_t k, const 
 } // namespace
 
 TEST_CASE("replay_backend: each operand layout of one M, N, K is its own key") {
-  TempDir dir;
+  ScratchDir dir("tv_replay_test");
   std::string text = kJson + "\n" + kHeader + "\n";
   const std::map<std::string, std::string> ms = {
       {"NN", "0.10"}, {"NT", "0.12"}, {"TN", "0.14"}, {"TT", "0.16"}};
@@ -450,7 +433,7 @@ TEST_CASE("replay_backend: each operand layout of one M, N, K is its own key") {
     text += ah_row_layout(1024, 2048, 512, layout, triton(64, 64, 32, 4, 2), t);
     text += ah_row_layout(1024, 2048, 512, layout, "extern_mm", layout == "NN" ? "0.05" : "0.07");
   }
-  const std::string path = dir.file("layouts_mm.txt", text);
+  const std::string path = dir.write("layouts_mm.txt", text);
   ReplayBackend rb(path, ReplayFilter{}, gpu("h100"));
   const Config c = cfg(64, 64, 32, 4, 2, 8);
   CHECK(rb.configs() == std::vector<Config>{c});

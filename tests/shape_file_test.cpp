@@ -294,3 +294,17 @@ TEST_CASE("shape_file: corrupted files parse or throw InputError, never crash") 
   CHECK(parsed > 0);
   CHECK(rejected > 0);
 }
+
+TEST_CASE("shape_file: weights whose sum overflows are refused at the line it happens") {
+  // Issue 13: two weights of 1e308 summed to inf and every weighted figure became 1.
+  CHECK(error_of("name,M,N,K,weight\na,1,2,3,1e308\nb,1,2,4,1e308\nc,1,2,5,1\n") ==
+        "shapes.csv:3: the weights up to this line sum to more than 1.79769e+308 (the largest "
+        "double); scale them down (only their ratios matter)");
+  CHECK(error_of("name,M,N,K,weight\na,1,2,3,1e308\nb,1,2,4,7e307\n") == "");
+  CHECK(error_of("name,M,N,K,weight\na,1,2,3,1e309\n") ==
+        "shapes.csv:2: weight must be a finite number >= 0, got '1e309'");
+  CHECK(error_of("name,M,N,K,weight\na,1,2,3,nan\n") ==
+        "shapes.csv:2: weight must be a finite number >= 0, got 'nan'");
+  CHECK(error_of("name,M,N,K,weight\na,1,2,3,-inf\n") ==
+        "shapes.csv:2: weight must be a finite number >= 0, got '-inf'");
+}

@@ -134,7 +134,8 @@ TEST_CASE("split_study: the binary prints the study as JSON, and bad options exi
   const auto bad =
       tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " splits --seeds 0 --budget 10 2>&1");
   CHECK(bad.status == 2);
-  CHECK(bad.out.find("--seeds must be at least 1") != std::string::npos);
+  CHECK(bad.out.find("tilevolve: error: --seeds: expected an integer from 1 to 10000, got '0'") !=
+        std::string::npos);
 }
 
 TEST_CASE("split_study: recorded measurements with a split by (M, N, K)") {

@@ -3,6 +3,7 @@
 #include "ir/error.hpp"
 #include "models/csv_fields.hpp"
 #include "models/data_dir.hpp"
+#include "models/json_text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -143,16 +144,20 @@ std::string read_text(const std::string& path) {
 } // namespace
 
 std::vector<ModelPreset> parse_model_table(std::string_view text, std::string_view source) {
-  const json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    throw InputError(fmt::format("{}: not a JSON object", source));
-  if (j.value("format", "") != "tilevolve-models" || !j.contains("version") || j["version"] != 1)
+  // Strict: malformed JSON and repeated keys are reported with their line and column.
+  const json j = parse_json_text(text, source);
+  if (!j.is_object()) throw InputError(fmt::format("{}: not a JSON object", source));
+  if (!j.contains("format") || j["format"] != "tilevolve-models" || !j.contains("version") ||
+      j["version"] != 1)
     throw InputError(
         fmt::format("{}: expected \"format\": \"tilevolve-models\" and \"version\": 1", source));
   if (!j.contains("models") || !j["models"].is_object() || j["models"].empty())
     throw InputError(fmt::format("{}: expected a non-empty \"models\" object", source));
   std::vector<ModelPreset> out;
-  for (const auto& [name, e] : j["models"].items()) {
+  for (const auto& item : j["models"].items()) {
+    // Plain variables, not structured bindings: a lambda may capture them (clang 14).
+    const std::string name = item.key();
+    const json& e = item.value();
     const auto fail = [&](const std::string& what) {
       throw InputError(fmt::format("{}: model '{}': {}", source, name, what));
     };

@@ -1,0 +1,14 @@
+#pragma once
+/// The text of an error message as the terminal gets it.
+#include <string>
+#include <string_view>
+
+namespace tv {
+
+/// `what` made safe and short enough to print: control characters (a file of binary garbage
+/// puts them in a message) become \xNN escapes, except line breaks and tabs; and any run of
+/// more than 160 characters without a space (a field of a very long line) keeps its first 60,
+/// followed by "...(N bytes)".
+std::string printable_error(std::string_view what);
+
+} // namespace tv

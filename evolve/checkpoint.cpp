@@ -1,0 +1,81 @@
+#include "evolve/checkpoint.hpp"
+
+#include "ir/error.hpp"
+#include "ir/hash.hpp"
+#include "models/json_text.hpp"
+
+#include <cstdint>
+#include <fmt/format.h>
+
+namespace tv {
+
+namespace {
+
+constexpr int kCheckpointVersion = 2;
+
+std::string hex64(std::uint64_t v) {
+  return fmt::format("{:016x}", v);
+}
+
+/// Deterministic 64-bit digest of a string (for checksums and fingerprints).
+std::uint64_t digest(const std::string& s) {
+  std::uint64_t h = 0x74696c65766f6c76ULL;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w = 0;
+    for (int b = 0; b < 8; ++b)
+      w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
+    h = hash_mix(h, w);
+  }
+  std::uint64_t w = s.size();
+  for (int b = 0; i < s.size(); ++i, ++b)
+    w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
+  return hash_mix(h, w);
+}
+
+} // namespace
+
+std::string run_fingerprint(const nlohmann::json& run_config) {
+  return hex64(digest(run_config.dump()));
+}
+
+std::string checkpoint_text(const nlohmann::json& state, const std::string& fingerprint) {
+  const nlohmann::json cp{{"format", "tilevolve-checkpoint"},
+                          {"version", kCheckpointVersion},
+                          {"fingerprint", fingerprint},
+                          {"checksum", hex64(digest(state.dump()))},
+                          {"state", state}};
+  return cp.dump() + "\n";
+}
+
+nlohmann::json checkpoint_state(std::string_view text, const std::string& path,
+                                const std::string& fingerprint) {
+  nlohmann::json cp;
+  try {
+    cp = parse_json_text(text, path);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("corrupt or truncated checkpoint: {}", e.what()));
+  }
+  const auto text_field = [&](const char* key) {
+    const auto it = cp.find(key);
+    return it != cp.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (!cp.is_object() || text_field("format") != "tilevolve-checkpoint")
+    throw InputError(fmt::format("{}: not a tilevolve checkpoint", path));
+  const auto version = cp.find("version");
+  if (version == cp.end() || !version->is_number_integer() ||
+      version->get<long long>() != kCheckpointVersion)
+    throw InputError(fmt::format("{}: checkpoint version {} is not supported (expected {})", path,
+                                 version == cp.end() ? "(none)" : version->dump(),
+                                 kCheckpointVersion));
+  const auto st = cp.find("state");
+  if (st == cp.end() || !st->is_object() || text_field("checksum") != hex64(digest(st->dump())))
+    throw InputError(fmt::format("{}: checksum mismatch: the checkpoint is corrupt", path));
+  if (text_field("fingerprint") != fingerprint)
+    throw InputError(fmt::format("{}: the checkpoint belongs to a different run configuration "
+                                 "(options, shapes, GPU or expert changed since it was written)",
+                                 path));
+  return *st;
+}
+
+} // namespace tv

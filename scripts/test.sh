@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The whole test suite, exactly what CI runs (.ci/run). Installs what is missing, then:
+#   release  Release build into build/ and ctest there
+#   asan     AddressSanitizer + UndefinedBehaviorSanitizer build (g++, like the Release one)
+#            into build-asan/ and ctest there (the end-to-end tests start that build's
+#            sanitized binary)
+#   fuzz     every libFuzzer target tests/fuzz/fuzz_<reader>.cpp, built with clang into
+#            build-fuzz/ (only the libraries and the targets), each run for FUZZ_SECONDS on
+#            tests/fuzz/corpus/<reader>/ (plus tests/fuzz/<reader>.dict when there is one),
+#            FUZZ_JOBS targets at a time
+# Stops at the first failing phase and exits non-zero; always prints the time of each phase.
+#
+# Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (60), FUZZ_JOBS (the number of
+# CPUs), JOBS (build parallelism, the number of CPUs). ccache is used when installed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+PHASES=${PHASES:-"release asan fuzz"}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+JOBS=${JOBS:-$(nproc)}
+FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
+
+summary=()
+suite_start=$(date +%s)
+print_summary() {
+  local total=$(($(date +%s) - suite_start))
+  echo
+  echo "test: phase summary"
+  for line in "${summary[@]}"; do echo "  $line"; done
+  printf '  %-28s %6ds\n' "total" "$total"
+}
+trap print_summary EXIT
+
+# phase NAME COMMAND...: runs one phase, records its time, stops the suite when it fails.
+phase() {
+  local name=$1
+  shift
+  echo
+  echo "test: == $name =="
+  local start=$(date +%s)
+  "$@"
+  local rc=$?
+  local took=$(($(date +%s) - start))
+  if [ $rc -eq 0 ]; then
+    summary+=("$(printf '%-28s %6ds  ok' "$name" "$took")")
+  else
+    summary+=("$(printf '%-28s %6ds  FAILED (status %d)' "$name" "$took" "$rc")")
+    exit 1
+  fi
+}
+
+launcher=()
+if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+
+# configure_and_build DIR "TARGETS" CMAKE-ARGS...: quiet configure and build; the log on failure.
+configure_and_build() {
+  local dir=$1 targets
+  read -r -a targets <<<"$2"
+  shift 2
+  local log
+  log=$(mktemp)
+  if ! cmake -S . -B "$dir" "${launcher[@]}" "$@" >"$log" 2>&1; then
+    cat "$log"
+    rm -f "$log"
+    return 1
+  fi
+  if ! cmake --build "$dir" -j "$JOBS" --target "${targets[@]}" >>"$log" 2>&1; then
+    tail -80 "$log"
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+  echo "test: built ${targets[*]} in $dir/"
+}
+
+run_ctest() {
+  ctest --test-dir "$1" --output-on-failure -j "$JOBS"
+}
+
+# ---------------------------------------------------------------- fuzzing
+
+fuzz_targets() {
+  ls tests/fuzz/fuzz_*.cpp 2>/dev/null | sed 's|.*/fuzz_||; s|\.cpp$||'
+}
+
+check_fuzz_corpora() {
+  local missing=0
+  for reader in $(fuzz_targets); do
+    if [ -z "$(ls -A "tests/fuzz/corpus/$reader" 2>/dev/null)" ]; then
+      echo "test: tests/fuzz/fuzz_$reader.cpp has no seed corpus in tests/fuzz/corpus/$reader/"
+      missing=1
+    fi
+  done
+  return $missing
+}
+
+# fuzz_one READER: runs build-fuzz/fuzz_READER for FUZZ_SECONDS; new inputs go to
+# build-fuzz/corpus/READER (the seed corpus in the repository is only read), a crashing input to
+# build-fuzz/artifacts/.
+fuzz_one() {
+  local reader=$1
+  local bin=build-fuzz/fuzz_$reader work=build-fuzz/corpus/$reader log=build-fuzz/logs/$reader.log
+  mkdir -p "$work" build-fuzz/artifacts build-fuzz/logs
+  local dict=()
+  if [ -f "tests/fuzz/$reader.dict" ]; then dict=("-dict=tests/fuzz/$reader.dict"); fi
+  if "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="build-fuzz/artifacts/$reader-" "${dict[@]}" \
+    "$work" "tests/fuzz/corpus/$reader" >"$log" 2>&1; then
+    local runs cov
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
+    printf 'test: fuzz %-22s ok: %s runs in %ss, coverage %s edges\n' "$reader" "${runs:-?}" \
+      "$FUZZ_SECONDS" "${cov:-?}"
+    return 0
+  fi
+  echo "test: fuzz $reader FAILED; the end of its log ($root/$log):"
+  tail -60 "$log"
+  ls build-fuzz/artifacts/"$reader"-* 2>/dev/null | sed 's/^/test: crashing input: /'
+  return 1
+}
+
+run_fuzzers() {
+  local failed=0 pids=() names=()
+  for reader in $(fuzz_targets); do
+    # At most FUZZ_JOBS at a time.
+    while [ "$(jobs -rp | wc -l)" -ge "$FUZZ_JOBS" ]; do wait -n || failed=1; done
+    fuzz_one "$reader" &
+  done
+  while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+  wait || failed=1
+  return $failed
+}
+
+# ---------------------------------------------------------------- phases
+
+phase "setup" ./scripts/setup.sh test
+for p in $PHASES; do
+  case "$p" in
+  release)
+    phase "release build" configure_and_build build all -DCMAKE_BUILD_TYPE=Release
+    phase "release ctest" run_ctest build
+    ;;
+  asan)
+    phase "asan+ubsan build" configure_and_build build-asan tilevolve_tests -DCMAKE_BUILD_TYPE=Debug \
+      -DTILEVOLVE_SANITIZE=ON
+    phase "asan+ubsan ctest" run_ctest build-asan
+    ;;
+  fuzz)
+    phase "fuzz corpora" check_fuzz_corpora
+    phase "fuzz build" configure_and_build build-fuzz fuzz_targets -DCMAKE_BUILD_TYPE=Debug \
+      -DCMAKE_CXX_COMPILER=clang++ -DTILEVOLVE_FUZZ=ON
+    phase "fuzz run (${FUZZ_SECONDS}s each)" run_fuzzers
+    ;;
+  *)
+    echo "test: unknown phase '$p' (expected release, asan or fuzz)"
+    exit 2
+    ;;
+  esac
+done
+echo
+echo "test: all phases passed"

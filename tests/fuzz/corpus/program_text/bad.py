@@ -1,0 +1,2 @@
+def choose(M, N, K):
+    if M <= abc:
