@@ -19,18 +19,7 @@ std::string hex64(std::uint64_t v) {
 
 /// Deterministic 64-bit digest of a string (for checksums and fingerprints).
 std::uint64_t digest(const std::string& s) {
-  std::uint64_t h = 0x74696c65766f6c76ULL;
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w = 0;
-    for (int b = 0; b < 8; ++b)
-      w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
-    h = hash_mix(h, w);
-  }
-  std::uint64_t w = s.size();
-  for (int b = 0; i < s.size(); ++i, ++b)
-    w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
-  return hash_mix(h, w);
+  return text_digest(s, 0x74696c65766f6c76ULL);
 }
 
 } // namespace

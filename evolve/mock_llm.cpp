@@ -9,11 +9,12 @@
 // from one Rng seeded with the request's seed, so a request always gets the same reply.
 #include "evolve/mock_llm.hpp"
 
-#include "evolve/refit.hpp"
 #include "eval/replay_backend.hpp"
+#include "evolve/refit.hpp"
 
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
+#include "ir/lines.hpp"
 #include "ir/rng.hpp"
 #include "ir/text.hpp"
 #include "models/launch.hpp"
@@ -243,8 +244,8 @@ std::string describe_change(const Config& a, const Config& b) {
 // Proposal context
 
 enum class Op { tweak, targeted, threshold, split, del, crossover, refit, adopt, waves };
-constexpr std::array<Op, 9> kAllOps{Op::tweak, Op::targeted,  Op::threshold, Op::split, Op::del,
-                                    Op::crossover, Op::refit, Op::adopt, Op::waves};
+constexpr std::array<Op, 9> kAllOps{Op::tweak,     Op::targeted, Op::threshold, Op::split, Op::del,
+                                    Op::crossover, Op::refit,    Op::adopt,     Op::waves};
 
 std::string_view op_name(Op op) {
   switch (op) {
@@ -1026,9 +1027,8 @@ std::optional<Edit> op_adopt(Ctx& x) {
   for (const ShapeFeedback& f : x.request.feedback)
     if (x.parent.deciding_rule(f.shape) == decider && !f.measured.empty()) mine.push_back(&f);
   if (mine.empty()) return std::nullopt;
-  const ShapeFeedback* f = e.focus && x.parent.deciding_rule(e.focus->shape) == decider
-                               ? e.focus
-                               : x.rng.pick(mine);
+  const ShapeFeedback* f =
+      e.focus && x.parent.deciding_rule(e.focus->shape) == decider ? e.focus : x.rng.pick(mine);
   std::vector<Config> options;
   for (const auto& [secs, c] : f->measured)
     if (c != cur && options.size() < 3) options.push_back(c);
@@ -1072,9 +1072,8 @@ std::vector<std::pair<Op, double>> op_weights(const Ctx& x) {
                                      [](const Rule& r) { return !r.condition.terms.empty(); });
   if (x.options.one_field_only) return {{Op::tweak, 0.65}, {Op::threshold, any_terms ? 0.35 : 0.0}};
   const bool feedback = !x.hot.empty();
-  const bool measured =
-      std::any_of(x.request.feedback.begin(), x.request.feedback.end(),
-                  [](const ShapeFeedback& f) { return !f.measured.empty(); });
+  const bool measured = std::any_of(x.request.feedback.begin(), x.request.feedback.end(),
+                                    [](const ShapeFeedback& f) { return !f.measured.empty(); });
   return {
       {Op::tweak, 0.25},
       {Op::targeted, feedback ? 0.32 : 0.30},
@@ -1093,18 +1092,9 @@ std::vector<std::pair<Op, double>> op_weights(const Ctx& x) {
 
 /// Lines of `text` split like the diff engine does ('\n', trailing whitespace dropped).
 std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r' ||
-                             line.back() == '\f' || line.back() == '\v'))
-      line.remove_suffix(1);
-    out.push_back(line);
-    start = end + 1;
-  }
+  std::vector<std::string_view> out = split_lines(text);
+  for (std::string_view& line : out)
+    line = rtrim(line);
   return out;
 }
 

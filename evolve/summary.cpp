@@ -1,4 +1,5 @@
 #include "evolve/summary.hpp"
+#include "ir/number_text.hpp"
 
 #include "eval/report_format.hpp"
 #include "eval/text_table.hpp"
@@ -8,19 +9,6 @@
 #include <fmt/format.h>
 
 namespace tv {
-
-namespace {
-/// 12345 -> "12,345" (built front to back: GCC 12 raises a false -Wrestrict on inserts).
-std::string thousands(long long v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-} // namespace
 
 nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                             const std::vector<MethodResult>& baselines) {

@@ -1,4 +1,5 @@
 #include "experiments/report.hpp"
+#include "ir/number_text.hpp"
 
 #include "eval/text_table.hpp"
 #include "evolve/run_dir.hpp"
@@ -269,13 +270,7 @@ std::vector<std::string> check_citations(const Report& report) {
 }
 
 std::string format_thousands(long long v) {
-  const std::string digits = std::to_string(v < 0 ? -(unsigned long long)v : (unsigned long long)v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+  return thousands(v);
 }
 
 std::string format_percent(double fraction) {

@@ -1,5 +1,7 @@
 #include "ir/condition.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -69,6 +71,18 @@ std::string feature_text(const Comparison& c) {
   if (c.feature == Feature::tiles)
     return "cdiv(M, " + std::to_string(c.tile_m) + ") * cdiv(N, " + std::to_string(c.tile_n) + ")";
   return std::string(feature_name(c.feature));
+}
+
+std::string feature_call(const Comparison& c, std::string_view output_fn,
+                         std::string_view tiles_fn) {
+  switch (c.feature) {
+  case Feature::MN:
+    return fmt::format("{}(M, N)", output_fn);
+  case Feature::tiles:
+    return fmt::format("{}(M, N, {}, {})", tiles_fn, c.tile_m, c.tile_n);
+  default:
+    return std::string(feature_name(c.feature));
+  }
 }
 
 bool Comparison::holds(std::int64_t x) const {

@@ -73,6 +73,11 @@ struct Comparison {
 
 /// Source spelling of the feature a comparison tests: "M", "M * N", "cdiv(M, 64) * cdiv(N, 64)".
 std::string feature_text(const Comparison& c);
+/// The feature a comparison tests as a call in generated code: M, N and K as they are, the
+/// output size as `OUTPUT(M, N)` and a tile count as `TILES(M, N, bm, bn)`, with the names
+/// `output_fn` and `tiles_fn` (exporters define those helpers in the code they write).
+std::string feature_call(const Comparison& c, std::string_view output_fn,
+                         std::string_view tiles_fn);
 
 /// An inclusive integer interval [lo, hi]; empty when lo > hi.
 struct Interval {

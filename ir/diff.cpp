@@ -34,6 +34,8 @@
 //   - The result text uses '\n' line endings; it ends with '\n' when the input did.
 #include "ir/diff.hpp"
 
+#include "ir/lines.hpp"
+
 #include <algorithm>
 
 namespace tv {
@@ -44,12 +46,6 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::string_view trim(std::string_view s) {
   s = rtrim(s);
   while (!s.empty() && is_space(s.front()))
@@ -57,21 +53,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// Splits on '\n' dropping trailing '\r's of each line; a final '\n' does not start a new line.
-std::vector<std::string_view> split_lines(std::string_view s, bool* final_newline = nullptr) {
-  std::vector<std::string_view> out;
-  if (final_newline) *final_newline = !s.empty() && s.back() == '\n';
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t end = s.find('\n', start);
-    if (end == std::string_view::npos) end = s.size();
-    std::string_view line = s.substr(start, end - start);
-    while (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
-    out.push_back(line);
-    start = end + 1;
-  }
-  return out;
+/// split_lines, and whether `s` ends with a newline.
+std::vector<std::string_view> lines_and_end(std::string_view s, bool* final_newline) {
+  *final_newline = !s.empty() && s.back() == '\n';
+  return split_lines(s);
 }
 
 enum class Marker { none, search, divider, replace };
@@ -204,7 +189,7 @@ DiffResult apply_diff(std::string_view text, const std::vector<DiffBlock>& block
   DiffResult res;
   bool final_newline = false;
   std::vector<std::string> lines;
-  for (std::string_view l : split_lines(text, &final_newline))
+  for (std::string_view l : lines_and_end(text, &final_newline))
     lines.emplace_back(l);
   std::vector<std::string_view> keys;
 

@@ -7,6 +7,8 @@
 // make the SEARCH lines occur once in the running text; at worst the whole text.
 #include "ir/line_diff.hpp"
 
+#include "ir/lines.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -14,26 +16,9 @@ namespace tv {
 
 namespace {
 
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
-                        s.back() == '\f' || s.back() == '\v'))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string> lines_of(std::string_view s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t end = s.find('\n', start);
-    if (end == std::string_view::npos) end = s.size();
-    std::string_view line = s.substr(start, end - start);
-    while (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
-    out.emplace_back(line);
-    start = end + 1;
-  }
-  return out;
+  const std::vector<std::string_view> v = split_lines(s);
+  return {v.begin(), v.end()};
 }
 
 bool same(const std::string& a, const std::string& b) {

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly what CI runs (.ci/run). Installs what is missing, then:
-#   release  Release build into build/ and ctest there
-#   asan     AddressSanitizer + UndefinedBehaviorSanitizer build (g++, like the Release one)
-#            into build-asan/ and ctest there (the end-to-end tests start that build's
-#            sanitized binary)
-#   fuzz     every libFuzzer target tests/fuzz/fuzz_<reader>.cpp, built with clang into
-#            build-fuzz/ (only the libraries and the targets), each run for FUZZ_SECONDS on
-#            tests/fuzz/corpus/<reader>/ (plus tests/fuzz/<reader>.dict when there is one),
-#            FUZZ_JOBS targets at a time
+#   release  Release build (g++) into build/ and ctest there
+#   asan     one clang build into build-san/ with AddressSanitizer + UndefinedBehaviorSanitizer
+#            and libFuzzer's coverage instrumentation: the test suite and every libFuzzer target
+#            tests/fuzz/fuzz_<reader>.cpp come from the same compiled libraries (one build
+#            instead of two); ctest there (the end-to-end tests start that build's sanitized
+#            binary)
+#   fuzz     each fuzz target of build-san/ run for FUZZ_SECONDS on tests/fuzz/corpus/<reader>/
+#            (plus tests/fuzz/<reader>.dict when there is one), FUZZ_JOBS targets at a time
+#            (builds build-san/ first when the asan phase did not run)
 # Stops at the first failing phase and exits non-zero; always prints the time of each phase.
 #
 # Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (60), FUZZ_JOBS (the number of
@@ -95,17 +96,17 @@ check_fuzz_corpora() {
   return $missing
 }
 
-# fuzz_one READER: runs build-fuzz/fuzz_READER for FUZZ_SECONDS; new inputs go to
-# build-fuzz/corpus/READER (the seed corpus in the repository is only read), a crashing input to
-# build-fuzz/artifacts/.
+# fuzz_one READER: runs build-san/fuzz_READER for FUZZ_SECONDS; new inputs go to
+# build-san/corpus/READER (the seed corpus in the repository is only read), a crashing input to
+# build-san/artifacts/.
 fuzz_one() {
   local reader=$1
-  local bin=build-fuzz/fuzz_$reader work=build-fuzz/corpus/$reader log=build-fuzz/logs/$reader.log
-  mkdir -p "$work" build-fuzz/artifacts build-fuzz/logs
+  local bin=build-san/fuzz_$reader work=build-san/corpus/$reader log=build-san/logs/$reader.log
+  mkdir -p "$work" build-san/artifacts build-san/logs
   local dict=()
   if [ -f "tests/fuzz/$reader.dict" ]; then dict=("-dict=tests/fuzz/$reader.dict"); fi
   if "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="build-fuzz/artifacts/$reader-" "${dict[@]}" \
+    -artifact_prefix="build-san/artifacts/$reader-" "${dict[@]}" \
     "$work" "tests/fuzz/corpus/$reader" >"$log" 2>&1; then
     local runs cov
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
@@ -116,7 +117,7 @@ fuzz_one() {
   fi
   echo "test: fuzz $reader FAILED; the end of its log ($root/$log):"
   tail -60 "$log"
-  ls build-fuzz/artifacts/"$reader"-* 2>/dev/null | sed 's/^/test: crashing input: /'
+  ls build-san/artifacts/"$reader"-* 2>/dev/null | sed 's/^/test: crashing input: /'
   return 1
 }
 
@@ -132,6 +133,12 @@ run_fuzzers() {
   return $failed
 }
 
+# build_sanitized: the sanitized suite and the fuzz targets, one clang build in build-san/.
+build_sanitized() {
+  configure_and_build build-san "tilevolve_tests fuzz_targets" -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_COMPILER=clang++ -DTILEVOLVE_SANITIZE=ON -DTILEVOLVE_FUZZ=ON
+}
+
 # ---------------------------------------------------------------- phases
 
 phase "setup" ./scripts/setup.sh test
@@ -142,14 +149,14 @@ for p in $PHASES; do
     phase "release ctest" run_ctest build
     ;;
   asan)
-    phase "asan+ubsan build" configure_and_build build-asan tilevolve_tests -DCMAKE_BUILD_TYPE=Debug \
-      -DTILEVOLVE_SANITIZE=ON
-    phase "asan+ubsan ctest" run_ctest build-asan
+    phase "sanitized build (clang)" build_sanitized
+    phase "asan+ubsan ctest" run_ctest build-san
     ;;
   fuzz)
     phase "fuzz corpora" check_fuzz_corpora
-    phase "fuzz build" configure_and_build build-fuzz fuzz_targets -DCMAKE_BUILD_TYPE=Debug \
-      -DCMAKE_CXX_COMPILER=clang++ -DTILEVOLVE_FUZZ=ON
+    if [ ! -x build-san/tilevolve_tests ] || [[ " $PHASES " != *" asan "* ]]; then
+      phase "sanitized build (clang)" build_sanitized
+    fi
     phase "fuzz run (${FUZZ_SECONDS}s each)" run_fuzzers
     ;;
   *)

@@ -1,27 +1,11 @@
 #include "serve/line_diff.hpp"
 
+#include "ir/lines.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
 namespace tv {
-
-namespace {
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t nl = text.find('\n', start);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(start, nl - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(line);
-    start = nl + 1;
-  }
-  return out;
-}
-
-} // namespace
 
 std::vector<DiffLine> line_diff(std::string_view before, std::string_view after,
                                 std::size_t max_lines) {

@@ -52,9 +52,9 @@ void check_common(const AblationResult& r) {
     }
   }
   REQUIRE(r.report.files.size() == 3);
-  for (const auto& [name, svg] : r.report.files) {
-    INFO(name);
-    CHECK(svg_problems(svg).empty());
+  for (const auto& file : r.report.files) { // (INFO cannot capture a structured binding)
+    INFO(file.first);
+    CHECK(svg_problems(file.second).empty());
   }
 }
 
@@ -87,7 +87,8 @@ TEST_CASE("ablation: operators - the one-field arm only tweaks and moves thresho
   CHECK(!r.arms[0].mutator.one_field_only);
   CHECK(r.arms[1].mutator.one_field_only);
   for (const auto& run : r.arms[1].study.runs)
-    for (const auto& [op, c] : run.per_operator) {
+    for (const auto& entry : run.per_operator) {
+      const std::string& op = entry.first;
       INFO(op);
       CHECK((op == "seed" || op == "tweak" || op == "threshold"));
     }

@@ -98,7 +98,9 @@ TEST_CASE("lecture: four demos, in order, in the text and the Markdown") {
   CHECK(text.find("<<<<<<< SEARCH") != std::string::npos);       // the diff behind the best
   // Plots: referenced from the Markdown only, and each one a valid picture.
   REQUIRE(rep.files.size() == 3);
-  for (const auto& [name, svg] : rep.files) {
+  for (const auto& file : rep.files) { // (INFO cannot capture a structured binding)
+    const std::string& name = file.first;
+    const std::string& svg = file.second;
     INFO(name);
     CHECK(md.find("](" + name + ")") != std::string::npos);
     CHECK(text.find(name) == std::string::npos);

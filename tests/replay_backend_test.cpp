@@ -334,8 +334,8 @@ TEST_CASE("replay_backend: bad files and specs") {
                        doctest::Contains("is a directory"), InputError);
   const std::string bad_cache =
       dir.write("bad.csv", std::string(kMeasurementCacheVersionLine) + "\n" +
-                              std::string(kMeasurementCacheHeader) + "\n" +
-                              "h100,1,2,3,bf16,16,16,16,2,2,8,,,,ok,,\n");
+                               std::string(kMeasurementCacheHeader) + "\n" +
+                               "h100,1,2,3,bf16,16,16,16,2,2,8,,,,ok,,\n");
   CHECK_THROWS_WITH_AS(ReplayBackend(bad_cache, ReplayFilter{}, gpu("h100")),
                        doctest::Contains("bad.csv:3: status ok needs a time"), InputError);
   const std::string bad_ah =

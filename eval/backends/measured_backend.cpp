@@ -1,4 +1,5 @@
 #include "eval/backends/measured_backend.hpp"
+#include "ir/number_text.hpp"
 
 #include "eval/controller/progress_bar.hpp"
 #include "ir/error.hpp"
@@ -12,17 +13,6 @@
 namespace tv {
 
 namespace {
-
-/// "12,345" (written digit by digit: GCC 12 warns falsely about string::insert here).
-std::string thousands(long long v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 /// Why no worker can be used, one device per line.
 std::string device_errors(const DevicePool& pool) {

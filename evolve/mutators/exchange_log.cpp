@@ -30,18 +30,7 @@ T field(const nlohmann::json& j, const char* key, std::string_view source, int l
 } // namespace
 
 std::string body_digest(std::string_view s) {
-  std::uint64_t h = 0x6c6c6d626f647921ULL;
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w = 0;
-    for (int b = 0; b < 8; ++b)
-      w |= std::uint64_t(std::uint8_t(s[i + b])) << (8 * b);
-    h = hash_mix(h, w);
-  }
-  std::uint64_t w = s.size();
-  for (int b = 0; i < s.size(); ++i, ++b)
-    w ^= std::uint64_t(std::uint8_t(s[i])) << (8 * b);
-  return fmt::format("{:016x}", hash_mix(h, w));
+  return fmt::format("{:016x}", text_digest(s, 0x6c6c6d626f647921ULL));
 }
 
 std::string record_line(const ExchangeRecord& r) {

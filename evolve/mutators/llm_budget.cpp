@@ -1,23 +1,11 @@
 #include "evolve/mutators/llm_budget.hpp"
+#include "ir/number_text.hpp"
 
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
 
 namespace tv {
-
-namespace {
-/// 12345 -> "12,345" (built front to back: no string inserts).
-std::string thousands(long long v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-} // namespace
 
 void LlmBudget::charge(bool ok, long long tokens, const std::string& error) {
   ++requests_;

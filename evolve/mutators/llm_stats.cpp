@@ -1,4 +1,5 @@
 #include "evolve/mutators/llm_stats.hpp"
+#include "ir/number_text.hpp"
 
 #include "eval/text_table.hpp"
 #include "ir/error.hpp"
@@ -43,17 +44,6 @@ ModelStats model_from_json(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("LLM statistics: {}", e.what()));
   }
-}
-
-/// 12345 -> "12,345".
-std::string thousands(long long v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 std::string kinds_text(const std::map<std::string, long long>& m) {

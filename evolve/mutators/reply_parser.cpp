@@ -2,6 +2,8 @@
 // whole rewritten programs. Everything here is a linear scan of bounded text.
 #include "evolve/mutators/reply_parser.hpp"
 
+#include "ir/lines.hpp"
+
 #include "evolve/mutators/excerpt.hpp"
 
 #include <algorithm>
@@ -43,21 +45,6 @@ std::size_t indentation(std::string_view line) {
   while (n < line.size() && (line[n] == ' ' || line[n] == '\t'))
     ++n;
   return n;
-}
-
-std::vector<std::string_view> split_lines(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t end = s.find('\n', start);
-    if (end == std::string_view::npos) end = s.size();
-    std::string_view line = s.substr(start, end - start);
-    while (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
-    out.push_back(line);
-    start = end + 1;
-  }
-  return out;
 }
 
 bool is_fence(std::string_view line) {

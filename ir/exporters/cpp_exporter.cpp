@@ -34,25 +34,8 @@ std::string literal(std::int64_t v) {
 }
 
 std::string term_text(const Comparison& t) {
-  std::string f;
-  switch (t.feature) {
-  case Feature::M:
-    f = "M";
-    break;
-  case Feature::N:
-    f = "N";
-    break;
-  case Feature::K:
-    f = "K";
-    break;
-  case Feature::MN:
-    f = "detail::output_size(M, N)";
-    break;
-  case Feature::tiles:
-    f = fmt::format("detail::tiles(M, N, {}, {})", t.tile_m, t.tile_n);
-    break;
-  }
-  return fmt::format("{} {} {}", f, cmp_op_text(t.op), literal(t.value));
+  return fmt::format("{} {} {}", feature_call(t, "detail::output_size", "detail::tiles"),
+                     cmp_op_text(t.op), literal(t.value));
 }
 
 std::string config_text(const Config& c) {

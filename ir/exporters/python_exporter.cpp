@@ -11,25 +11,8 @@ namespace python_export {
 namespace {
 
 std::string term_text(const Comparison& t) {
-  std::string f;
-  switch (t.feature) {
-  case Feature::M:
-    f = "M";
-    break;
-  case Feature::N:
-    f = "N";
-    break;
-  case Feature::K:
-    f = "K";
-    break;
-  case Feature::MN:
-    f = "_output_size(M, N)";
-    break;
-  case Feature::tiles:
-    f = fmt::format("_tiles(M, N, {}, {})", t.tile_m, t.tile_n);
-    break;
-  }
-  return fmt::format("{} {} {}", f, cmp_op_text(t.op), t.value);
+  return fmt::format("{} {} {}", feature_call(t, "_output_size", "_tiles"), cmp_op_text(t.op),
+                     t.value);
 }
 
 } // namespace

@@ -128,9 +128,12 @@ inline std::vector<Shape> export_grid(const std::vector<Program>& programs) {
     for (const auto& r : p.rules)
       for (const auto& t : r.condition.terms)
         for (std::int64_t d : {-1, 0, 1}) {
-          if (t.feature == Feature::M) Ms.insert(t.value + d);
-          if (t.feature == Feature::N) Ns.insert(std::max<std::int64_t>(1, t.value + d));
-          if (t.feature == Feature::K) Ks.insert(std::max<std::int64_t>(1, t.value + d));
+          // t.value +- 1 without overflow (the tests export INT64_MIN and INT64_MAX too).
+          std::int64_t v = t.value;
+          if (__builtin_add_overflow(t.value, d, &v)) continue;
+          if (t.feature == Feature::M) Ms.insert(v);
+          if (t.feature == Feature::N) Ns.insert(std::max<std::int64_t>(1, v));
+          if (t.feature == Feature::K) Ks.insert(std::max<std::int64_t>(1, v));
         }
   std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> points;
   for (const std::int64_t m : Ms)
