@@ -5,6 +5,7 @@
 #include "evolve/checkpoint.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
+#include "evolve/mutators/exchange_log.hpp"
 #include "ir/error.hpp"
 #include "models/data_dir.hpp"
 
@@ -105,4 +106,41 @@ TEST_CASE("fuzz regressions: a checkpoint number too large for its integer is re
         "checkpoint: field 'next_id' has the wrong type (expected an integer)");
   CHECK(resume_with_state(R"({"seeded": "yes"})") ==
         "checkpoint: field 'seeded' has the wrong type (expected true or false)");
+}
+
+TEST_CASE("fuzz regressions: an exchange record with a status out of int's range is refused") {
+  // Found by fuzz_exchange_log: "status": 4.29e58 reached nlohmann's get<int>(), a cast of a
+  // double out of range (undefined behaviour, reported by UBSan).
+  const std::string exact =
+      test::read_text(std::string(TILEVOLVE_SOURCE_DIR) +
+                      "/tests/fuzz/corpus/exchange_log/regression_status_out_of_range.ndjson");
+  REQUIRE(exact.size() == 1226);
+  std::string message;
+  try {
+    std::uint64_t valid = 0;
+    (void)ExchangeRecording::parse(exact, "x.ndjson", &valid);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  CHECK(message == "x.ndjson:1: field 'status' has the wrong type (expected an integer)");
+  // An integer too large for int is refused as well, and a plain one still reads.
+  const std::string line = "{\"request\": 0, \"model\": \"m\", \"digest\": \"d\", \"body\": \"b\", "
+                           "\"attempt\": 0, \"final\": true, \"status\": STATUS, \"outcome\": "
+                           "\"ok\", \"error\": \"\", \"reply\": \"r\", \"prompt_tokens\": 1, "
+                           "\"completion_tokens\": 1, \"usage\": true, \"latency_s\": 0.1, "
+                           "\"retry_after_s\": 0, \"wait_s\": 0}\n";
+  const auto with_status = [&](const std::string& status) {
+    std::string text = line;
+    text.replace(text.find("STATUS"), 6, status);
+    try {
+      std::uint64_t valid = 0;
+      (void)ExchangeRecording::parse(text, "x.ndjson", &valid);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(with_status("200") == "");
+  CHECK(with_status("4294967296") ==
+        "x.ndjson:1: field 'status' has the wrong type (the integer is out of range)");
 }
