@@ -100,10 +100,7 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
 std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>& batch) {
   std::vector<Measurement> out(batch.size());
   std::vector<MeasureJob> jobs;
-  std::vector<std::vector<std::size_t>> wanted_by; // request indices per job
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, Config, int>,
-           std::size_t>
-      job_of;
+  std::vector<std::size_t> job_request; // the request each job answers
   // A pair asked for twice in one batch (two shape names with the same sizes) counts once and
   // takes the first one's result, whether that came from the cache or from a worker.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string, Config, int>,
@@ -127,24 +124,19 @@ std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>&
       out[i] = *hit;
       continue;
     }
-    auto [it, fresh] = job_of.emplace(key, jobs.size());
-    if (fresh) {
-      MeasureJob j;
-      j.shape = r.shape;
-      j.config = r.config;
-      j.vendor = vendor;
-      j.sample = r.sample;
-      j.warmup = options_.warmup;
-      j.reps = options_.reps;
-      jobs.push_back(j);
-      wanted_by.emplace_back();
-    }
-    wanted_by[it->second].push_back(i);
+    MeasureJob j;
+    j.shape = r.shape;
+    j.config = r.config;
+    j.vendor = vendor;
+    j.sample = r.sample;
+    j.warmup = options_.warmup;
+    j.reps = options_.reps;
+    jobs.push_back(j);
+    job_request.push_back(i);
   }
   const std::vector<Measurement> got = measure(jobs);
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    for (std::size_t i : wanted_by[j])
-      out[i] = got[j];
+    out[job_request[j]] = got[j];
   for (const auto& [i, first] : repeats)
     out[i] = out[first];
   return out;
