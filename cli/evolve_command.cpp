@@ -1,5 +1,6 @@
 #include "cli/evolve_command.hpp"
 
+#include "cli/experiment_options.hpp"
 #include "cli/llm_options.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
@@ -348,10 +349,7 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--budget", o->evo.budget, "programs to propose")
       ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
-  cmd->add_option("--stagnation", o->evo.stagnation,
-                  "stop after this many programs without a new best (0 = never)")
-      ->check(integer_in(0, kMaxCount))
-      ->capture_default_str();
+  add_stagnation_option(*cmd, o->evo.stagnation);
   cmd->add_option("--target", o->evo.target_score,
                   "stop when the best train speedup over the expert reaches this (0 = never)")
       ->check(number_in(0, 1e6));
@@ -377,11 +375,7 @@ void add_evolve_command(CLI::App& app) {
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
       ->check(number_in(0, 1))
       ->capture_default_str();
-  cmd->add_option("--rule-penalty", o->evo.rule_penalty,
-                  "selection charges each rule this fraction of the train speedup, so a rule "
-                  "must win more than that to stay (guards against fitting measurement noise); "
-                  "default 0 on the analytic model and 0.02 on recorded or measured timings")
-      ->check(number_in(0, 0.5));
+  add_rule_penalty_option(*cmd, o->evo.rule_penalty);
   cmd->add_flag_callback(
       "--no-cascade", [o] { o->evo.cascade.enabled = false; },
       "skip the probe stage: time every launchable child on all training shapes");

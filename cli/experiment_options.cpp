@@ -16,6 +16,21 @@ void add_threads_option(CLI::App& cmd, int& threads) {
       ->capture_default_str();
 }
 
+void add_stagnation_option(CLI::App& cmd, long long& stagnation) {
+  cmd.add_option("--stagnation", stagnation,
+                 "stop a run after this many programs without a new best (0 = never)")
+      ->check(integer_in(0, kMaxCount))
+      ->capture_default_str();
+}
+
+void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
+  cmd.add_option("--rule-penalty", rule_penalty,
+                 "selection charges each rule this fraction of the train speedup, so a rule "
+                 "must win more than that to stay (guards against fitting measurement noise); "
+                 "default 0 on the analytic model and 0.02 on recorded or measured timings")
+      ->check(number_in(0, 0.5));
+}
+
 void check_report_dir(const std::string& out) {
   if (!out.empty() && std::filesystem::exists(out) && !std::filesystem::is_directory(out))
     throw InputError(fmt::format("--out {}: exists and is not a directory", out));

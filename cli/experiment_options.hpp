@@ -1,6 +1,7 @@
 #pragma once
 /// What the experiment subcommands (lecture, ablate, splits) share: the thread count of their
-/// independent runs and the report directory.
+/// independent runs and the report directory; and the stopping and selection options that
+/// evolve and splits both take.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -12,5 +13,10 @@ void add_threads_option(CLI::App& cmd, int& threads);
 /// Throws InputError when `out` names something that exists and is not a directory (checked
 /// before any run, so a bad --out costs nothing).
 void check_report_dir(const std::string& out);
+/// Adds --stagnation (stop a run after this many programs without a new best; 0 = never).
+void add_stagnation_option(CLI::App& cmd, long long& stagnation);
+/// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
+/// default, means 0 on the analytic model and 0.02 on recorded or measured timings).
+void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
 
 } // namespace tv

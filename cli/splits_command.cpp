@@ -54,6 +54,9 @@ nlohmann::json to_json(const SplitStudyResult& r) {
           {"split", r.options.problem.split},
           {"backend", r.options.problem.backend},
           {"budget", r.options.budget},
+          {"stagnation", r.options.stagnation},
+          {"rule_penalty",
+           r.options.rule_penalty >= 0 ? nlohmann::json(r.options.rule_penalty) : nlohmann::json()},
           {"seeds", r.options.seeds},
           {"mutator", MockLlm::name_for(r.options.mutator)},
           {"splits", rows},
@@ -64,9 +67,9 @@ nlohmann::json to_json(const SplitStudyResult& r) {
           {"run_test_gap_sd", r.run_gap_sd},
           {"mean_train_gap", r.mean_train_gap},
           {"mean_test_gap_to_tree", r.mean_tree_gap},
-          {"mean_test_gap_to_tree_standard_error",
-           std::isfinite(r.mean_tree_gap_se) ? nlohmann::json(r.mean_tree_gap_se)
-                                             : nlohmann::json()},
+          {"mean_test_gap_to_tree_standard_error", std::isfinite(r.mean_tree_gap_se)
+                                                       ? nlohmann::json(r.mean_tree_gap_se)
+                                                       : nlohmann::json()},
           {"splits_at_least_tree", r.splits_at_least_tree},
           {"max_kernel_run_fraction", r.max_kernel_fraction}};
 }
@@ -98,6 +101,8 @@ void add_splits_command(CLI::App& app) {
   cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
       ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
+  add_stagnation_option(*cmd, o->study.stagnation);
+  add_rule_penalty_option(*cmd, o->study.rule_penalty);
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
       ->check(integer_in(1, 100000))
       ->capture_default_str();

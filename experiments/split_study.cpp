@@ -76,6 +76,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.problem = p.problem.get();
       spec.options.seed = std::uint64_t(s);
       spec.options.budget = options.budget;
+      spec.options.stagnation = options.stagnation;
+      spec.options.rule_penalty = options.rule_penalty;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
     }
@@ -117,10 +119,10 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   r.mean_tree_gap = mean(tree_gaps);
   r.splits_at_least_tree =
       int(std::count_if(tree_gaps.begin(), tree_gaps.end(), [](double g) { return g >= 0; }));
-  r.mean_tree_gap_se =
-      tree_gaps.size() >= 2 ? std::sqrt(sum_of_squares(tree_gaps) / double(tree_gaps.size() - 1) /
-                                        double(tree_gaps.size()))
-                            : std::numeric_limits<double>::quiet_NaN();
+  r.mean_tree_gap_se = tree_gaps.size() >= 2
+                           ? std::sqrt(sum_of_squares(tree_gaps) / double(tree_gaps.size() - 1) /
+                                       double(tree_gaps.size()))
+                           : std::numeric_limits<double>::quiet_NaN();
   r.mean_train_gap = mean(train_gaps);
   r.run_gap_sd = std::sqrt(sum_of_squares(run_gaps) / double(run_gaps.size()));
   r.mean_gap_se =
@@ -136,14 +138,20 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                           options.splits);
   rep.intro = fmt::format(
       "GPU {} ({}), backend {}, {} shapes from {} split {} with split seeds 0 to {}; on each "
-      "split, {} evolution runs (seeds 0 to {}, {} programs each, {}) and the per-M table built "
-      "from the same training half. Every number is computed in this run.",
+      "split, {} evolution runs (seeds 0 to {}, {} programs each{}, {}{}) and the per-M table "
+      "built from the same training half. Every number is computed in this run.",
       p0.gpu.name, p0.gpu.full_name, p0.backend->name(), p0.train_rows.size() + p0.test_rows.size(),
       p0.shapes_path,
       options.problem.split == "random" ? "random half/half"
                                         : "half/half by (M, N, K) (no size on both sides)",
       options.splits - 1, options.seeds, options.seeds - 1, options.budget,
-      MockLlm::name_for(options.mutator));
+      options.stagnation > 0
+          ? fmt::format(" or fewer: a run stops after {} programs without a new best",
+                        options.stagnation)
+          : std::string(),
+      MockLlm::name_for(options.mutator),
+      options.rule_penalty >= 0 ? fmt::format(", rule penalty {:g}", options.rule_penalty)
+                                : std::string());
   Section d;
   d.title = "Generalization over splits";
   d.paragraph("Fractions of the per-shape oracle; 'evolved' is the median over the seeds, the gap "
@@ -164,24 +172,24 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
          format_percent(row.tree_test.fraction_of_oracle), format_points(row.tree_gap),
          fmt::format("{:.1f}%", 100 * row.max_kernel_fraction)});
   const std::size_t tt = d.table(std::move(t));
-  ReportTable s{{"summary", "value"},
-                {{"mean test gap over splits", format_points(r.mean_gap)},
-                 {"standard error of the mean test gap",
-                  std::isfinite(r.mean_gap_se) ? fmt::format("{:.1f} pts", 100 * r.mean_gap_se)
-                                               : std::string("n/a")},
-                 {"splits where the evolved median is at least the per-M table",
-                  fmt::format("{} of {}", r.splits_at_least, options.splits)},
-                 {"sd of single-run test gaps", fmt::format("{:.1f} pts", 100 * r.run_gap_sd)},
-                 {"mean train gap over splits", format_points(r.mean_train_gap)},
-                 {"mean test gap to the decision tree", format_points(r.mean_tree_gap)},
-                 {"standard error of the gap to the tree",
-                  std::isfinite(r.mean_tree_gap_se)
-                      ? fmt::format("{:.1f} pts", 100 * r.mean_tree_gap_se)
-                      : std::string("n/a")},
-                 {"splits where the evolved median is at least the tree",
-                  fmt::format("{} of {}", r.splits_at_least_tree, options.splits)},
-                 {"most kernel runs of a run, of exhaustive tuning",
-                  fmt::format("{:.1f}%", 100 * r.max_kernel_fraction)}}};
+  ReportTable s{
+      {"summary", "value"},
+      {{"mean test gap over splits", format_points(r.mean_gap)},
+       {"standard error of the mean test gap", std::isfinite(r.mean_gap_se)
+                                                   ? fmt::format("{:.1f} pts", 100 * r.mean_gap_se)
+                                                   : std::string("n/a")},
+       {"splits where the evolved median is at least the per-M table",
+        fmt::format("{} of {}", r.splits_at_least, options.splits)},
+       {"sd of single-run test gaps", fmt::format("{:.1f} pts", 100 * r.run_gap_sd)},
+       {"mean train gap over splits", format_points(r.mean_train_gap)},
+       {"mean test gap to the decision tree", format_points(r.mean_tree_gap)},
+       {"standard error of the gap to the tree",
+        std::isfinite(r.mean_tree_gap_se) ? fmt::format("{:.1f} pts", 100 * r.mean_tree_gap_se)
+                                          : std::string("n/a")},
+       {"splits where the evolved median is at least the tree",
+        fmt::format("{} of {}", r.splits_at_least_tree, options.splits)},
+       {"most kernel runs of a run, of exhaustive tuning",
+        fmt::format("{:.1f}%", 100 * r.max_kernel_fraction)}}};
   const std::size_t ts = d.table(std::move(s));
   auto c = [](std::size_t table, std::size_t row, std::size_t col) {
     return CellRef{table, row, col};

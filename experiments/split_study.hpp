@@ -19,11 +19,13 @@ struct SplitStudyOptions {
   /// The problem: GPU, shapes, expert, backend, and the kind of split ("random" or
   /// "random-mnk"); its split seed is set per split.
   ProblemSpec problem;
-  long long budget = 1000; ///< programs per run
-  int splits = 10;         ///< random splits, split seeds 0 .. splits-1
-  int seeds = 5;           ///< evolution seeds 0 .. seeds-1 on every split
-  int threads = 0;         ///< OpenMP threads for the runs (0 = default)
-  MockLlmOptions mutator;  ///< e.g. which features splits may bound
+  long long budget = 1000;  ///< programs per run
+  long long stagnation = 0; ///< stop a run after this many programs without a new best (0 = off)
+  double rule_penalty = -1; ///< per-rule selection charge (-1 = the backend's default)
+  int splits = 10;          ///< random splits, split seeds 0 .. splits-1
+  int seeds = 5;            ///< evolution seeds 0 .. seeds-1 on every split
+  int threads = 0;          ///< OpenMP threads for the runs (0 = default)
+  MockLlmOptions mutator;   ///< e.g. which features splits may bound
 };
 
 /// One split: the per-M table and the evolution runs on it.
@@ -33,7 +35,7 @@ struct SplitRow {
   SetScore best_single_test;        ///< the best single config of the train half, on test
   SetScore tree_train, tree_test;   ///< the decision tree fitted on the train half
   SeedStudy evolved;                ///< the runs, in seed order
-  double gap = 0; ///< median evolved test fraction of the oracle minus the per-M table's
+  double gap = 0;      ///< median evolved test fraction of the oracle minus the per-M table's
   double tree_gap = 0; ///< median evolved test fraction of the oracle minus the tree's
   /// The largest kernel runs of a run, as a fraction of exhaustive tuning of the train half.
   double max_kernel_fraction = 0;

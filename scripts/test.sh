@@ -11,14 +11,14 @@
 #            (builds build-san/ first when the asan phase did not run)
 # Stops at the first failing phase and exits non-zero; always prints the time of each phase.
 #
-# Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (60), FUZZ_JOBS (the number of
+# Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (30), FUZZ_JOBS (the number of
 # CPUs), JOBS (build parallelism, the number of CPUs). ccache is used when installed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 PHASES=${PHASES:-"release asan fuzz"}
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 

@@ -163,3 +163,56 @@ TEST_CASE("split_study: recorded measurements with a split by (M, N, K)") {
   CHECK(r.report.intro.find("by (M, N, K)") != std::string::npos);
   CHECK(r.report.intro.find("replay") != std::string::npos);
 }
+
+TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
+  SplitStudyOptions o;
+  o.problem.shapes = TILEVOLVE_SOURCE_DIR "/data/replay/h100_shapes.csv";
+  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/h100_mm.txt";
+  o.problem.expert = TILEVOLVE_SOURCE_DIR "/data/experts/h100_inductor.py";
+  o.problem.split = "random-mnk";
+  o.budget = 400;
+  o.splits = 2;
+  o.seeds = 2;
+  const SplitStudyResult full = run_split_study(o);
+  o.stagnation = 30;
+  const SplitStudyResult stopped = run_split_study(o);
+  for (std::size_t i = 0; i < full.rows.size(); ++i)
+    for (std::size_t s = 0; s < full.rows[i].evolved.runs.size(); ++s) {
+      const EvolutionResult& a = full.rows[i].evolved.runs[s];
+      const EvolutionResult& b = stopped.rows[i].evolved.runs[s];
+      CHECK(a.stop_reason == "budget");
+      CHECK(a.programs == 400);
+      // The stopped run is the same run cut short: it stops when 30 programs in a row found no
+      // new best, and never costs more kernel runs than the full one.
+      CHECK(b.stop_reason == "stagnation");
+      CHECK(b.programs < 400);
+      CHECK(b.counters.kernel_runs <= a.counters.kernel_runs);
+    }
+  CHECK(stopped.report.intro.find("stops after 30 programs without a new best") !=
+        std::string::npos);
+  // A rule penalty of 0 lets rules stay that the default 0.02 (recorded timings) removes.
+  o.stagnation = 0;
+  o.rule_penalty = 0;
+  const SplitStudyResult free = run_split_study(o);
+  std::size_t rules_default = 0, rules_free = 0;
+  for (std::size_t i = 0; i < full.rows.size(); ++i)
+    for (std::size_t s = 0; s < full.rows[i].evolved.runs.size(); ++s) {
+      rules_default += full.rows[i].evolved.runs[s].best.program.rules.size();
+      rules_free += free.rows[i].evolved.runs[s].best.program.rules.size();
+    }
+  CHECK(rules_free > rules_default);
+  CHECK(free.report.intro.find("rule penalty 0") != std::string::npos);
+  const auto cli = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                       " splits --backend replay:" TILEVOLVE_SOURCE_DIR
+                                       "/data/replay/h100_mm.txt --split random-mnk --splits 1 "
+                                       "--seeds 1 --budget 200 --stagnation 25 --rule-penalty 0.01 "
+                                       "--json 2>/dev/null");
+  REQUIRE(cli.status == 0);
+  const auto j = nlohmann::json::parse(cli.out);
+  CHECK(j["stagnation"] == 25);
+  CHECK(j["rule_penalty"].get<double>() == doctest::Approx(0.01));
+  const auto bad = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                       " splits --rule-penalty 0.7 --budget 10 2>&1");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("--rule-penalty") != std::string::npos);
+}
