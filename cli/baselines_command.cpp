@@ -20,7 +20,8 @@ struct BaselinesOptions {
 
 void run_baselines(const BaselinesOptions& o) {
   auto p = load_problem(o.spec);
-  const auto methods = compute_baselines(*p->train, *p->test, p->expert, p->backend.get());
+  const auto methods =
+      compute_baselines(*p->train, *p->test, p->expert, p->backend.get(), p->spec.tree_leaves);
 
   // Per-shape view: oracle config and time, and how much slower the expert is.
   std::vector<std::string> split_of(p->table->shapes().size(), "");

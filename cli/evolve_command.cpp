@@ -169,10 +169,12 @@ void complete_measured(Problem& p, EvolutionResult& r) {
   // Each measurement can add configs to the table and so change what the baselines choose:
   // measure until their choices stand still (compute_baselines then fits the same programs).
   std::vector<Program> measured = {r.best.program};
+  TreeOptions tree;
+  tree.max_leaves = p.spec.tree_leaves;
   for (int round = 0; round < 8; ++round) {
     std::vector<Program> fresh;
     for (Program& q : std::vector<Program>{best_single_config(*p.train), per_m_table(*p.train),
-                                           fit_decision_tree(*p.train, TreeOptions{})})
+                                           fit_decision_tree(*p.train, tree)})
       if (std::find(measured.begin(), measured.end(), q) == measured.end()) {
         fresh.push_back(q);
         measured.push_back(std::move(q));
@@ -279,8 +281,8 @@ void run_evolve(EvolveOptions o) {
   EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
   if (interactive) std::fprintf(stderr, "\n");
   complete_measured(*problem, r);
-  const auto baselines =
-      compute_baselines(*problem->train, *problem->test, problem->expert, problem->backend.get());
+  const auto baselines = compute_baselines(*problem->train, *problem->test, problem->expert,
+                                           problem->backend.get(), problem->spec.tree_leaves);
   auto summary = summary_json(*problem, r, baselines);
   if (llm_mutator) summary["llm_answered_from_recording"] = llm_mutator->answered_from_recording();
   std::string extra;

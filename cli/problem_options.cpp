@@ -76,6 +76,11 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
                "let programs return \"vendor\" (cuBLAS/hipBLASLt) where the backend times the "
                "vendor library (replay data with vendor rows); the oracle becomes the best of the "
                "tile configs and the library");
+  cmd.add_option("--tree-leaves", spec.tree_leaves,
+                 "leaf limit of the decision-tree baseline (fitted on the exhaustive training "
+                 "table on M, N, K, M*N and tile counts)")
+      ->check(integer_in(1, 64))
+      ->capture_default_str();
   cmd.add_option("--expert", spec.expert,
                  "expert program file (the reference); default data/experts/lecture.py "
                  "(lecture_amd.py on AMD GPUs, h100_inductor.py with AutoHeuristic replay data)");

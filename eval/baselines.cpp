@@ -116,7 +116,8 @@ std::optional<MethodResult> vendor_method(const Scorer& train, const Scorer& tes
 }
 
 std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& test,
-                                            const Program& expert, const TimingBackend* backend) {
+                                            const Program& expert, const TimingBackend* backend,
+                                            int tree_leaves) {
   const long long n_configs = (long long)train.table().configs().size();
   const long long n_train = (long long)train.rows().size();
   std::vector<MethodResult> out;
@@ -150,7 +151,9 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
                                fmt::format("per-M table ({} rules){}", table.rules.size(), over),
                                table, n_configs * n_train, tuning));
 
-  const Program tree = fit_decision_tree(train, TreeOptions{});
+  TreeOptions tree_options;
+  tree_options.max_leaves = tree_leaves;
+  const Program tree = fit_decision_tree(train, tree_options);
   out.push_back(program_method(
       "tree",
       fmt::format("decision tree ({} leaves, M/N/K/M*N/tiles){}", tree.rules.size() + 1, over),

@@ -31,10 +31,12 @@ Program per_m_table(const Scorer& train);
 /// that order; when `backend` has a vendor_time() for every train and test shape, also the
 /// vendor library (key "vendor", just before the oracle). When the backend's table holds only
 /// what was measured (complete_table() false), the searched methods' labels end in
-/// "over N measured configs" (e.g. "oracle over 212 measured configs").
+/// "over N measured configs" (e.g. "oracle over 212 measured configs"). The decision tree
+/// (key "tree", after the per-M table) has at most `tree_leaves` leaves.
 std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& test,
                                             const Program& expert,
-                                            const TimingBackend* backend = nullptr);
+                                            const TimingBackend* backend = nullptr,
+                                            int tree_leaves = 8);
 /// The vendor library's time on each row of `s` (rows() order), or nullopt when `backend` is
 /// null or lacks a vendor time for some row.
 std::optional<std::vector<double>> vendor_times(const Scorer& s, const TimingBackend* backend);

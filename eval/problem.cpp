@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <set>
 #include <limits>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -139,6 +139,7 @@ nlohmann::json problem_spec_json(const ProblemSpec& s) {
   if (!s.inline_shapes.empty()) j["inline"] = s.inline_shapes;
   if (s.keep) j["keep"] = *s.keep;
   if (s.vendor_dispatch) j["vendor_dispatch"] = true;
+  if (s.tree_leaves != 8) j["tree_leaves"] = s.tree_leaves;
   return j;
 }
 
@@ -170,6 +171,11 @@ ProblemSpec problem_spec_from_json(const nlohmann::json& j, const std::string& s
   s.inline_shapes = get("inline", std::vector<std::string>{});
   if (j.contains("keep")) s.keep = get("keep", 0.0);
   s.vendor_dispatch = get("vendor_dispatch", false);
+  s.tree_leaves = get("tree_leaves", 8);
+  if (s.tree_leaves < 1 || s.tree_leaves > 64)
+    throw InputError(fmt::format("{}: bad problem description: 'tree_leaves' must be 1 to 64, "
+                                 "got {}",
+                                 source, s.tree_leaves));
   return s;
 }
 

@@ -45,6 +45,7 @@ struct ProblemSpec {
   /// Programs may return "vendor" (the vendor library) where the backend times it; the table
   /// then has a vendor column, so the oracle is the best of the tile configs and the library.
   bool vendor_dispatch = false;
+  int tree_leaves = 8; ///< leaf limit of the decision-tree baseline
   PoolOptions workers; ///< backend "measured": how the workers are started
   std::string cache;   ///< backend "measured": the measurement file (read, then appended)
 

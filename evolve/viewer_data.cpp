@@ -29,8 +29,9 @@ double row_time(const TimeTable& t, std::size_t r, const Config& c) {
 } // namespace
 
 ViewerData::ViewerData(const Problem& problem)
-    : problem_(&problem), baselines_(compute_baselines(*problem.train, *problem.test,
-                                                       problem.expert, problem.backend.get())) {}
+    : problem_(&problem),
+      baselines_(compute_baselines(*problem.train, *problem.test, problem.expert,
+                                   problem.backend.get(), problem.spec.tree_leaves)) {}
 
 nlohmann::json ViewerData::best_fields(const Program& best) const {
   const SetScore train = problem_->train->score(best);

@@ -28,7 +28,7 @@ StudyProblem load_study_problem(const ProblemSpec& spec) {
   StudyProblem s;
   s.problem = load_problem(spec);
   s.baselines = compute_baselines(*s.problem->train, *s.problem->test, s.problem->expert,
-                                  s.problem->backend.get());
+                                  s.problem->backend.get(), s.problem->spec.tree_leaves);
   return s;
 }
 

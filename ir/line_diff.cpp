@@ -1,5 +1,6 @@
-// Line diff (longest common subsequence over lines, compared without trailing whitespace) and
-// its conversion to SEARCH/REPLACE blocks with just enough context to be unique.
+// Line diff (longest common subsequence over lines, compared without trailing whitespace), the
+// diff shown line by line, and its conversion to SEARCH/REPLACE blocks with just enough context
+// to be unique.
 //
 // Blocks are generated in order on the running text (the text after the earlier blocks were
 // applied), so each block's uniqueness is checked against exactly the text it will meet.
@@ -10,6 +11,7 @@
 #include "ir/lines.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace tv {
@@ -23,40 +25,6 @@ std::vector<std::string> lines_of(std::string_view s) {
 
 bool same(const std::string& a, const std::string& b) {
   return rtrim(a) == rtrim(b);
-}
-
-/// A changed run: old lines [a0, a1) become new lines [b0, b1).
-struct Hunk {
-  std::size_t a0, a1, b0, b1;
-};
-
-std::vector<Hunk> hunks(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  const std::size_t n = a.size(), m = b.size();
-  // lcs[i][j]: length of the LCS of a[i..] and b[j..].
-  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-  for (std::size_t i = n; i-- > 0;)
-    for (std::size_t j = m; j-- > 0;)
-      lcs[i][j] = same(a[i], b[j]) ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-  std::vector<Hunk> out;
-  std::size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && same(a[i], b[j])) {
-      ++i;
-      ++j;
-      continue;
-    }
-    Hunk h{i, i, j, j};
-    while ((i < n || j < m) && !(i < n && j < m && same(a[i], b[j]))) {
-      if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]))
-        ++j;
-      else
-        ++i;
-    }
-    h.a1 = i;
-    h.b1 = j;
-    out.push_back(h);
-  }
-  return out;
 }
 
 int occurrences(const std::vector<std::string>& text, std::size_t from, std::size_t to) {
@@ -83,12 +51,82 @@ std::string join(const std::vector<std::string>& v, std::size_t from, std::size_
 
 } // namespace
 
+std::vector<LineHunk> line_hunks(const std::vector<std::string_view>& a,
+                                 const std::vector<std::string_view>& b) {
+  const std::size_t n = a.size(), m = b.size();
+  // lcs(i, j): length of the LCS of a[i..] and b[j..].
+  std::vector<std::uint32_t> table((n + 1) * (m + 1), 0);
+  const auto lcs = [&](std::size_t i, std::size_t j) -> std::uint32_t& {
+    return table[i * (m + 1) + j];
+  };
+  const auto same = [&](std::size_t i, std::size_t j) { return rtrim(a[i]) == rtrim(b[j]); };
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      lcs(i, j) = same(i, j) ? lcs(i + 1, j + 1) + 1 : std::max(lcs(i + 1, j), lcs(i, j + 1));
+  std::vector<LineHunk> out;
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && same(i, j)) {
+      ++i;
+      ++j;
+      continue;
+    }
+    LineHunk h{i, i, j, j};
+    while ((i < n || j < m) && !(i < n && j < m && same(i, j))) {
+      if (j < m && (i == n || lcs(i, j + 1) >= lcs(i + 1, j)))
+        ++j;
+      else
+        ++i;
+    }
+    h.a1 = i;
+    h.b1 = j;
+    out.push_back(h);
+  }
+  return out;
+}
+
+std::vector<DiffLine> line_diff(std::string_view before, std::string_view after,
+                                std::size_t max_lines) {
+  const std::vector<std::string_view> a = split_lines(before), b = split_lines(after);
+  std::vector<DiffLine> out;
+  const auto emit = [&](char kind, const std::vector<std::string_view>& v, std::size_t from,
+                        std::size_t to) {
+    for (std::size_t k = from; k < to; ++k)
+      out.push_back({kind, std::string(v[k])});
+  };
+  if (a.size() > max_lines || b.size() > max_lines) {
+    emit('-', a, 0, a.size());
+    emit('+', b, 0, b.size());
+    return out;
+  }
+  std::size_t kept_from = 0;
+  for (const LineHunk& h : line_hunks(a, b)) {
+    emit(' ', a, kept_from, h.a0);
+    emit('-', a, h.a0, h.a1);
+    emit('+', b, h.b0, h.b1);
+    kept_from = h.a1;
+  }
+  emit(' ', a, kept_from, a.size());
+  return out;
+}
+
+std::string diff_text(const std::vector<DiffLine>& diff) {
+  std::string s;
+  for (const DiffLine& l : diff) {
+    s += l.kind;
+    s += l.text;
+    s += '\n';
+  }
+  return s;
+}
+
 std::vector<DiffBlock> diff_lines(std::string_view from, std::string_view to) {
   const std::vector<std::string> a = lines_of(from), b = lines_of(to);
   std::vector<DiffBlock> out;
   std::vector<std::string> running = a;
   std::ptrdiff_t shift = 0; // running index = old index + shift
-  for (const Hunk& h : hunks(a, b)) {
+  const std::vector<std::string_view> av(a.begin(), a.end()), bv(b.begin(), b.end());
+  for (const LineHunk& h : line_hunks(av, bv)) {
     std::size_t s0 = std::size_t(std::ptrdiff_t(h.a0) + shift);
     std::size_t s1 = std::size_t(std::ptrdiff_t(h.a1) + shift);
     // The least context that makes the SEARCH lines non-empty and unique in the running text;

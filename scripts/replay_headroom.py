@@ -4,14 +4,17 @@ replay section.
 
 Reads an AutoHeuristic mm table (default data/replay/h100_mm.txt), takes each key's median time
 per Triton config (shrunk per shape the way Inductor launches it, as tilevolve's replay backend
-does), and over random half/half splits by (M, N, K) (no size on both sides; this script's own
-split seeds, not tilevolve's) prints, as fractions of the per-key oracle (geometric means over
+does), and over random half/half splits by (M, N, K) (no size on both sides), or of the keys with
+--split random (this script's own split seeds, not tilevolve's), prints, as fractions of the per-key oracle (geometric means over
 the test keys):
 
   single      the best single config of the training half, on test
   rule:train  the best one-threshold rule (two configs) fitted on the training half, on test
   rule:test   the best one-threshold rule whose threshold is chosen on the *test* keys (leaf
               configs still from training): an upper bound for any such rule, not a method
+  mnk:train   the best config per (M, N, K) of the training half where the test key's size is
+              there (with --split random), the best single config elsewhere: a lookup table of
+              sizes, what the best-fitting program could do on test keys whose size it saw
   mnk:test    the best config per (M, N, K) chosen on the test keys themselves: the ceiling of
               any program that sees only M, N and K (it cannot see dtype or operand layout)
 
@@ -119,38 +122,54 @@ def main():
     ap.add_argument("--splits", type=int, default=20)
     ap.add_argument("--units", type=int, default=132)
     ap.add_argument("--vendor", action="store_true")
+    ap.add_argument("--split", choices=("mnk", "random"), default="mnk")
     a = ap.parse_args()
     table, ncfg = load(a.table, a.vendor)
     s = Study(table, ncfg, a.units)
     sizes = sorted({k[:3] for k in table})
     gm = lambda v, keys: 100 * math.exp(v / len(keys))
-    print(f"{len(table)} keys, {len(sizes)} sizes, {ncfg} configs; split by (M, N, K)")
-    print("split  single  rule:train  rule:test  mnk:test")
-    gains_train, gains_test = [], []
+    by = "(M, N, K)" if a.split == "mnk" else "key"
+    print(f"{len(table)} keys, {len(sizes)} sizes, {ncfg} configs; split by {by}")
+    print("split  single  rule:train  rule:test  mnk:train  mnk:test")
+    gains_train, gains_test, lookups = [], [], []
     for seed in range(a.splits):
-        order = sizes[:]
-        random.Random(seed).shuffle(order)
-        train_sizes = set(order[: len(order) // 2])
-        train = [k for k in table if k[:3] in train_sizes]
-        test = [k for k in table if k[:3] not in train_sizes]
+        if a.split == "mnk":
+            order = sizes[:]
+            random.Random(seed).shuffle(order)
+            train_sizes = set(order[: len(order) // 2])
+            train = [k for k in table if k[:3] in train_sizes]
+            test = [k for k in table if k[:3] not in train_sizes]
+        else:
+            order = sorted(table)
+            random.Random(seed).shuffle(order)
+            train, test = order[: (len(order) + 1) // 2], order[(len(order) + 1) // 2:]
         single = s.best_config(train)
         base = s.logscore(test, lambda k: single)
         fitted = max(s.rules(train), key=lambda r: s.logscore(train, s.apply(r)))
         on_train = s.logscore(test, s.apply(fitted))
         on_test = max([base] + [s.logscore(test, s.apply(r)) for r in s.rules(train)])
+        seen = collections.defaultdict(list)
+        for k in train:
+            seen[k[:3]].append(k)
+        lookup = {g: s.best_config(ks) for g, ks in seen.items()}
+        table_of_sizes = s.logscore(test, lambda k: lookup.get(k[:3], single))
         groups = collections.defaultdict(list)
         for k in test:
             groups[k[:3]].append(k)
         per_size = {g: s.best_config(ks) for g, ks in groups.items()}
         ceiling = s.logscore(test, lambda k: per_size[k[:3]])
+        lookups.append(gm(table_of_sizes, test))
         gains_train.append(gm(on_train, test) - gm(base, test))
         gains_test.append(gm(on_test, test) - gm(base, test))
         print(f"{seed:5d}  {gm(base, test):6.2f}  {gm(on_train, test):10.2f}  "
-              f"{gm(on_test, test):9.2f}  {gm(ceiling, test):8.2f}")
+              f"{gm(on_test, test):9.2f}  {gm(table_of_sizes, test):9.2f}  "
+              f"{gm(ceiling, test):8.2f}")
     print(f"rule fitted on train minus single: mean {statistics.mean(gains_train):+.2f} pts, "
           f"above single on {sum(g > 0 for g in gains_train)} of {a.splits} splits")
     print(f"best rule chosen on test minus single: mean {statistics.mean(gains_test):+.2f} pts, "
           f"largest {max(gains_test):+.2f} pts")
+    print(f"lookup of training sizes: mean {statistics.mean(lookups):.2f}%, at least 99% on "
+          f"{sum(x >= 99 for x in lookups)} of {a.splits} splits")
 
 
 if __name__ == "__main__":

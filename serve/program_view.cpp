@@ -1,8 +1,8 @@
 #include "serve/program_view.hpp"
 
+#include "ir/line_diff.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
-#include "serve/line_diff.hpp"
 
 #include <fmt/format.h>
 

@@ -179,3 +179,30 @@ TEST_CASE("baselines: the vendor library row from recorded cuBLAS times (replay,
   CHECK(!vendor_times(*lecture.train, lecture.backend.get()));
   CHECK(!vendor_method(*lecture.train, *lecture.test, lecture.backend.get()));
 }
+
+TEST_CASE("baselines: --tree-leaves bounds the decision tree, and fewer leaves fit train worse") {
+  ProblemSpec spec;
+  spec.gpu = "h100";
+  const auto fitted = [&](int leaves) {
+    spec.tree_leaves = leaves;
+    const auto p = load_problem(spec);
+    const auto methods =
+        compute_baselines(*p->train, *p->test, p->expert, p->backend.get(), spec.tree_leaves);
+    for (const MethodResult& m : methods)
+      if (m.key == "tree") return m;
+    FAIL("no tree row");
+    return methods.front();
+  };
+  const MethodResult one = fitted(1), two = fitted(2), eight = fitted(8);
+  CHECK(one.program->rules.empty());
+  CHECK(two.program->rules.size() <= 1);
+  CHECK(eight.program->rules.size() <= 7);
+  CHECK(eight.program->rules.size() > two.program->rules.size());
+  // A one-leaf tree is the best single config; more leaves never fit the training half worse.
+  spec.tree_leaves = 8;
+  const auto p = load_problem(spec);
+  CHECK(one.train.fraction_of_oracle ==
+        doctest::Approx(p->train->score(best_single_config(*p->train)).fraction_of_oracle));
+  CHECK(two.train.fraction_of_oracle >= one.train.fraction_of_oracle);
+  CHECK(eight.train.fraction_of_oracle > two.train.fraction_of_oracle);
+}

@@ -171,6 +171,14 @@ TEST_CASE("problem: the spec's JSON form round-trips and keeps older configurati
   CHECK(problem_spec_from_json(problem_spec_json(in), "c.json").inline_shapes == in.inline_shapes);
   CHECK_THROWS_WITH_AS(problem_spec_from_json({{"tp", "eight"}}, "c.json"),
                        doctest::Contains("c.json: bad problem description"), InputError);
+  // The tree's leaf limit is written only when it is not the default 8 (older runs lack it).
+  ProblemSpec leaves;
+  leaves.tree_leaves = 3;
+  CHECK(problem_spec_json(leaves)["tree_leaves"] == 3);
+  CHECK(problem_spec_from_json(problem_spec_json(leaves), "c.json").tree_leaves == 3);
+  CHECK(problem_spec_from_json(problem_spec_json(plain), "c.json").tree_leaves == 8);
+  CHECK_THROWS_WITH_AS(problem_spec_from_json({{"tree_leaves", 0}}, "c.json"),
+                       doctest::Contains("'tree_leaves' must be 1 to 64, got 0"), InputError);
 }
 
 TEST_CASE("problem: a split half with only zero weights names the file and the half") {
