@@ -1,10 +1,16 @@
+// The evolution loop (see evolution.hpp): seeding, proposing a batch, settling each child
+// (diff, parse, cascade, database), stop reasons and the results.
+//
+// Map: the loop is this file; EvolutionOptions::to_json/from_json and run_config are
+// evolution_options.cpp; checkpoints (write, load, resume) are evolution_checkpoint.cpp; the
+// run state they share (Evolution::State) is evolution_detail.hpp.
 #include "evolve/evolution.hpp"
 
+#include "eval/analytic_backend.hpp"
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
-#include "evolve/checkpoint.hpp"
+#include "evolve/evolution_detail.hpp"
 #include "evolve/mutators/reply_parser.hpp"
-#include "eval/analytic_backend.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
 #include "evolve/viewer_data.hpp"
@@ -53,15 +59,6 @@ long long& stage_counter(Counters& c, Stage s) {
   return c.full;
 }
 
-template <class T> T get_field(const nlohmann::json& j, const char* key, const char* where) {
-  if (!j.is_object() || !j.contains(key))
-    throw InputError(fmt::format("{}: field '{}' missing", where, key));
-  // Checked first: get<T>() itself would cast an out-of-range number (undefined behaviour).
-  if (const std::string why = json_type_problem<T>(j.at(key)); !why.empty())
-    throw InputError(fmt::format("{}: field '{}' has the wrong type ({})", where, key, why));
-  return j.at(key).get<T>();
-}
-
 /// Fingerprint of what `p` decides on `rows`: programs with equal fingerprints choose the same
 /// config for every training shape, so timing one tells everything about the other.
 std::uint64_t behaviour(const Program& p, const Problem& problem) {
@@ -73,116 +70,8 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
 
 } // namespace
 
-// ---------------------------------------------------------------- options
-
-nlohmann::json EvolutionOptions::to_json() const {
-  return {{"seed", seed},
-          {"budget", budget},
-          {"stagnation", stagnation},
-          {"target_score", target_score},
-          {"max_seconds", max_seconds},
-          {"batch", batch},
-          {"candidates", candidates},
-          {"checkpoint_every", checkpoint_every},
-          {"drop_unexercised", drop_unexercised},
-          {"noise_threshold", noise_threshold},
-          {"rule_penalty", rule_penalty},
-          {"confirm_samples", confirm_samples},
-          {"database",
-           {{"islands", database.islands},
-            {"island_capacity", database.island_capacity},
-            {"archive_size", database.archive_size},
-            {"migration_interval", database.migration_interval},
-            {"inspirations", database.inspirations},
-            {"exploit_rate", database.exploit_rate},
-            {"archive_rate", database.archive_rate}}},
-          {"cascade",
-           {{"enabled", cascade.enabled},
-            {"probe_count", cascade.probe_count},
-            {"probe_shapes", cascade.probe_shapes},
-            {"probe_margin", cascade.probe_margin},
-            {"analytic_probes", cascade.analytic_probes}}}};
-}
-
-EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
-  const char* w = "options";
-  EvolutionOptions o;
-  o.seed = get_field<std::uint64_t>(j, "seed", w);
-  o.budget = get_field<long long>(j, "budget", w);
-  o.stagnation = get_field<long long>(j, "stagnation", w);
-  o.target_score = get_field<double>(j, "target_score", w);
-  o.max_seconds = get_field<double>(j, "max_seconds", w);
-  o.batch = get_field<int>(j, "batch", w);
-  o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
-  o.drop_unexercised = get_field<bool>(j, "drop_unexercised", w);
-  o.candidates = j.contains("candidates") ? get_field<int>(j, "candidates", w) : 1; // older runs
-  const auto db = get_field<nlohmann::json>(j, "database", w);
-  const char* wd = "options.database";
-  o.database.islands = get_field<int>(db, "islands", wd);
-  o.database.island_capacity = get_field<int>(db, "island_capacity", wd);
-  o.database.archive_size = get_field<int>(db, "archive_size", wd);
-  o.database.migration_interval = get_field<int>(db, "migration_interval", wd);
-  o.database.inspirations = get_field<int>(db, "inspirations", wd);
-  o.database.exploit_rate = get_field<double>(db, "exploit_rate", wd);
-  o.database.archive_rate = get_field<double>(db, "archive_rate", wd);
-  const auto c = get_field<nlohmann::json>(j, "cascade", w);
-  const char* wc = "options.cascade";
-  o.cascade.enabled = get_field<bool>(c, "enabled", wc);
-  o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
-  o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
-  o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
-  // Measured runs' settings; runs written before they existed had neither.
-  if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
-  if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);
-  if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
-  if (c.contains("analytic_probes"))
-    o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
-  return o;
-}
-
-// ---------------------------------------------------------------- state
-
-struct Evolution::State {
-  State(const Problem& p, const EvolutionOptions& o)
-      : rng(o.seed), db(o.database), eval(p, o.cascade) {
-    for (auto r : p.train_rows)
-      train_shapes.push_back(p.shape(r));
-  }
-  Rng rng;
-  ProgramDatabase db;
-  CascadeEvaluator eval;
-  Lineage lineage;
-  Counters counters;
-  std::map<std::string, Counters> per_op;
-  std::vector<Improvement> improvements;
-  Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
-  std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
-  std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
-  std::vector<double> best_times;     ///< best time seen per training shape
-  std::vector<Config> best_configs;   ///< the config that ran in best_times, per training shape
-  std::vector<Shape> train_shapes;
-  std::vector<double> expert_times; ///< the expert's time per training shape
-  AttemptHistory history;           ///< each parent's last children and their outcomes
-  std::string best_diff;            ///< the edit that produced the best, as SEARCH/REPLACE
-  std::uint64_t next_id = 1;
-  long long done = 0; ///< programs proposed (the seed is not counted)
-  long long since_best = 0;
-  bool seeded = false;
-  std::string best_reply, best_op = "seed";
-  std::unique_ptr<RunLock> lock; ///< held while the run uses its directory
-  std::unique_ptr<EventLog> events;
-  std::unique_ptr<ViewerData> viewer; ///< what the dashboard reads (run directory only)
-  long long last_checkpoint = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double seconds_before = 0;
-  std::string stop_reason;
-  bool resumed = false;
-
-  double seconds() const {
-    return seconds_before +
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-};
+// Options (to_json, from_json) and run_config: evolution_options.cpp.
+// The run state (Evolution::State): evolution_detail.hpp.
 
 Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions options,
                      std::string dir)
@@ -194,8 +83,7 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.rule_penalty < 0)
     options_.rule_penalty =
         dynamic_cast<const AnalyticBackend*>(problem.backend.get()) ? 0.0 : kNoisyRulePenalty;
-  if (!(options_.rule_penalty < 1))
-    throw InputError("the rule penalty must be a fraction below 1");
+  if (!(options_.rule_penalty < 1)) throw InputError("the rule penalty must be a fraction below 1");
 }
 
 double Evolution::selection_score(double speedup, const Program& p) const {
@@ -203,26 +91,6 @@ double Evolution::selection_score(double speedup, const Program& p) const {
 }
 
 Evolution::~Evolution() = default;
-
-nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
-                                     const EvolutionOptions& o) {
-  return {{"format", "tilevolve-run"},
-          {"version", 1},
-          {"problem", problem_spec_json(p.spec)},
-          {"resolved",
-           {{"shapes_file", p.shapes_path},
-            {"expert_file", p.expert_path},
-            {"expert", print_program(p.expert)},
-            {"train_shapes", p.train_rows.size()},
-            {"test_shapes", p.test_rows.size()},
-            // A table of what was measured grows as runs measure: its size names no run.
-            {"configs", p.backend->complete_table() ? nlohmann::json(p.table->configs().size())
-                                                    : nlohmann::json(nullptr)}}},
-          {"mutator", m.name()},
-          {"mutator_settings", m.settings()}, // null for the mock
-          {"options", o.to_json()}};
-}
-
 // ---------------------------------------------------------------- loop
 
 void Evolution::seed_run() {
@@ -582,157 +450,7 @@ EvolutionResult Evolution::run() {
   return loop();
 }
 
-// ---------------------------------------------------------------- checkpoints
-
-void Evolution::write_checkpoint() {
-  State& s = *s_;
-  nlohmann::json st;
-  st["seeded"] = s.seeded;
-  st["done"] = s.done;
-  st["next_id"] = s.next_id;
-  st["since_best"] = s.since_best;
-  st["rng"] = s.rng.state();
-  st["database"] = s.db.to_json();
-  st["counters"] = s.counters.to_json();
-  for (const auto& [op, c] : s.per_op)
-    st["per_operator"][op] = c.to_json();
-  if (!st.contains("per_operator")) st["per_operator"] = nlohmann::json::object();
-  st["improvements"] = nlohmann::json::array();
-  for (const auto& i : s.improvements)
-    st["improvements"].push_back(
-        {{"program", i.program}, {"id", i.id}, {"score", i.score}, {"op", i.op}});
-  st["seen"] = s.seen;
-  st["behaviours"] = s.behaviours;
-  st["best_times"] = s.best_times;
-  st["best_configs"] = nlohmann::json::array();
-  for (const Config& c : s.best_configs)
-    st["best_configs"].push_back(print_config(c));
-  st["best"] = {{"id", s.best.id},
-                {"parent", s.best.parent},
-                {"program", print_program(s.best.program)},
-                {"score", s.best.score},
-                {"island", s.best.island}};
-  st["best_reply"] = s.best_reply;
-  st["best_diff"] = s.best_diff;
-  st["best_op"] = s.best_op;
-  st["history"] = s.history.to_json();
-  if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
-  st["cache"] = s.eval.cache_to_json();
-  st["events_offset"] = s.events ? s.events->sync() : 0;
-  st["seconds"] = s.seconds();
-  atomic_write(dir_ + "/checkpoint.json",
-               checkpoint_text(st, run_fingerprint(run_config(*problem_, *mutator_, options_))));
-  if (s.seeded) s.viewer->write_per_shape(dir_, s.best.id, s.best.program);
-  s.last_checkpoint = s.done;
-}
-
-void Evolution::load_checkpoint() {
-  const std::string path = dir_ + "/checkpoint.json";
-  if (!std::filesystem::exists(path))
-    throw InputError(fmt::format("'{}' has no checkpoint.json: the run stopped before its first "
-                                 "checkpoint; start it again without --resume",
-                                 dir_));
-  const nlohmann::json st = checkpoint_state(
-      read_file(path), path, run_fingerprint(run_config(*problem_, *mutator_, options_)));
-  State& s = *s_;
-  const char* w = "checkpoint";
-  s.seeded = get_field<bool>(st, "seeded", w);
-  s.done = get_field<long long>(st, "done", w);
-  s.next_id = get_field<std::uint64_t>(st, "next_id", w);
-  s.since_best = get_field<long long>(st, "since_best", w);
-  if (!s.rng.set_state(get_field<std::vector<std::uint64_t>>(st, "rng", w)))
-    throw InputError(fmt::format("{}: bad rng state", path));
-  s.counters = Counters::from_json(get_field<nlohmann::json>(st, "counters", w));
-  const auto per_op = get_field<nlohmann::json>(st, "per_operator", w);
-  for (const auto& [op, c] : per_op.items())
-    s.per_op[op] = Counters::from_json(c);
-  const auto improvements = get_field<nlohmann::json>(st, "improvements", w);
-  for (const auto& i : improvements)
-    s.improvements.push_back(
-        {get_field<long long>(i, "program", w), get_field<std::uint64_t>(i, "id", w),
-         get_field<double>(i, "score", w), get_field<std::string>(i, "op", w)});
-  for (auto h : get_field<std::vector<std::uint64_t>>(st, "seen", w))
-    s.seen.insert(h);
-  for (auto h : get_field<std::vector<std::uint64_t>>(st, "behaviours", w))
-    s.behaviours.insert(h);
-  s.best_times = get_field<std::vector<double>>(st, "best_times", w);
-  s.best_configs.clear();
-  for (const auto& text : get_field<std::vector<std::string>>(st, "best_configs", w)) {
-    std::string why;
-    const auto c = parse_config(text, &why);
-    if (!c)
-      throw InputError(fmt::format("{}: bad config '{}' in best_configs: {}", path, text, why));
-    s.best_configs.push_back(*c);
-  }
-  s.best_reply = get_field<std::string>(st, "best_reply", w);
-  s.best_diff = st.contains("best_diff") ? get_field<std::string>(st, "best_diff", w)
-                                         : format_diff(parse_diff(s.best_reply));
-  s.best_op = get_field<std::string>(st, "best_op", w);
-  if (st.contains("history"))
-    s.history = AttemptHistory::from_json(get_field<nlohmann::json>(st, "history", w));
-  if (st.contains("mutator"))
-    mutator_->restore(get_field<nlohmann::json>(st, "mutator", w));
-  else if (!mutator_->state().is_null())
-    throw InputError(
-        fmt::format("{}: the checkpoint has no state of the mutator '{}'", path, mutator_->name()));
-  s.seconds_before = get_field<double>(st, "seconds", w);
-  s.last_checkpoint = s.done;
-  if (s.seeded) {
-    s.db = ProgramDatabase::from_json(get_field<nlohmann::json>(st, "database", w));
-    s.best = s.db.best(); // the accepted best, below; older checkpoints: the database's
-    if (st.contains("best")) {
-      const auto& b = st["best"];
-      const ParseResult pr = parse_program(get_field<std::string>(b, "program", w));
-      if (!pr.ok()) throw InputError(fmt::format("{}: the best program does not parse", path));
-      s.best.id = get_field<std::uint64_t>(b, "id", w);
-      s.best.parent = get_field<std::uint64_t>(b, "parent", w);
-      s.best.program = *pr.program;
-      s.best.score = get_field<double>(b, "score", w);
-      s.best.island = get_field<int>(b, "island", w);
-    }
-    s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
-    if (s.best_times.size() != problem_->train_rows.size())
-      throw InputError(fmt::format("{}: best_times has the wrong length", path));
-    if (s.best_configs.size() != problem_->train_rows.size())
-      throw InputError(fmt::format("{}: best_configs has the wrong length", path));
-    s.expert_times = s.eval.cached_times(problem_->expert, problem_->train_rows);
-  }
-  const auto offset = get_field<std::uint64_t>(st, "events_offset", w);
-  // Rebuild the lineage from the events kept before the checkpoint.
-  const std::string events_path = dir_ + "/events.ndjson";
-  const std::string events = std::filesystem::exists(events_path) ? read_file(events_path) : "";
-  if (events.size() < offset)
-    throw InputError(fmt::format("{} is shorter ({} bytes) than the checkpoint says ({})",
-                                 events_path, events.size(), offset));
-  std::istringstream lines(events.substr(0, offset));
-  std::string line;
-  while (std::getline(lines, line)) {
-    nlohmann::json e;
-    try {
-      e = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error&) {
-      throw InputError(fmt::format("{}: corrupt event line before the checkpoint", events_path));
-    }
-    if (!e.is_object() || !e.contains("event") || e["event"] != "program") continue;
-    const char* we = "events.ndjson";
-    s.lineage.add({get_field<std::uint64_t>(e, "id", we), get_field<std::string>(e, "op", we),
-                   get_field<std::string>(e, "stage", we),
-                   e.contains("train") ? get_field<double>(e, "train", we) : 0.0},
-                  get_field<std::uint64_t>(e, "parent", we),
-                  get_field<std::vector<std::uint64_t>>(e, "inspirations", we));
-  }
-  s.events = std::make_unique<EventLog>(events_path, offset);
-  s.viewer = std::make_unique<ViewerData>(*problem_);
-  s.resumed = true;
-}
-
-EvolutionResult Evolution::resume() {
-  if (dir_.empty()) throw InputError("resume needs a run directory");
-  s_ = std::make_unique<State>(*problem_, options_);
-  s_->lock = std::make_unique<RunLock>(dir_);
-  load_checkpoint();
-  return loop();
-}
+// Checkpoints (write_checkpoint, load_checkpoint, resume): evolution_checkpoint.cpp.
 
 // ---------------------------------------------------------------- results
 

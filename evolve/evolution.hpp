@@ -7,7 +7,8 @@
 /// when given a directory, writes config.json, events.ndjson, checkpoint.json (atomic) and
 /// at the end best.py, best_simplified.py, exports/ (run_exports.hpp), lineage.graphml/.dot
 /// and summary.json; the viewer files (per_shape.json, new_best details) come from
-/// viewer_data.hpp.
+/// viewer_data.hpp. Sources: the loop in evolution.cpp, the options in evolution_options.cpp,
+/// the checkpoints in evolution_checkpoint.cpp, the shared run state in evolution_detail.hpp.
 #include "eval/cascade.hpp"
 #include "eval/counters.hpp"
 #include "eval/problem.hpp"

@@ -7,7 +7,7 @@
 //   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_json_importer.cpp ir/exporters/json_importer.cpp \
 //       ir/exporters/json_document.cpp ir/exporters/json_exporter.cpp \
-//       ir/exporters/export_info.cpp ir/text.cpp ir/program.cpp ir/condition.cpp ir/config.cpp \
+//       ir/exporters/export_info.cpp ir/text*.cpp ir/program.cpp ir/condition.cpp ir/config.cpp \
 //       ir/version.cpp -DTILEVOLVE_VERSION='"fuzz"' $(pkg-config --libs fmt) -o /tmp/f
 //   /tmp/f -max_total_time=30 -max_len=20000 tests/fuzz/corpus/json_importer
 #include "ir/error.hpp"

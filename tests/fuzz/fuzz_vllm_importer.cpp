@@ -8,7 +8,7 @@
 //   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_vllm_importer.cpp ir/exporters/vllm_importer.cpp \
 //       ir/exporters/json_document.cpp ir/exporters/nearest_key.cpp ir/exporters/triton_meta.cpp \
-//       ir/text.cpp ir/program.cpp ir/condition.cpp ir/config.cpp $(pkg-config --libs fmt) \
+//       ir/text*.cpp ir/program.cpp ir/condition.cpp ir/config.cpp $(pkg-config --libs fmt) \
 //       -o /tmp/f
 //   /tmp/f -max_total_time=30 -max_len=20000 tests/fuzz/corpus/vllm_importer
 #include "ir/error.hpp"

@@ -1,0 +1,84 @@
+#pragma once
+/// Internal to evolve/evolution*.cpp (not part of the public API in evolution.hpp): the run
+/// state Evolution keeps between batches and a checked JSON field reader, shared by the loop
+/// (evolution.cpp), the options (evolution_options.cpp) and the checkpoints
+/// (evolution_checkpoint.cpp).
+#include "eval/cascade.hpp"
+#include "evolve/attempt_history.hpp"
+#include "evolve/evolution.hpp"
+#include "evolve/run_dir.hpp"
+#include "evolve/viewer_data.hpp"
+#include "ir/error.hpp"
+#include "models/json_text.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+namespace evolution_detail {
+
+/// `j[key]` as a T; throws InputError naming `where` when `j` is no object, the field is
+/// missing or its type (or range) does not fit T.
+template <class T> T get_field(const nlohmann::json& j, const char* key, const char* where) {
+  if (!j.is_object() || !j.contains(key))
+    throw InputError(fmt::format("{}: field '{}' missing", where, key));
+  // Checked first: get<T>() itself would cast an out-of-range number (undefined behaviour).
+  if (const std::string why = json_type_problem<T>(j.at(key)); !why.empty())
+    throw InputError(fmt::format("{}: field '{}' has the wrong type ({})", where, key, why));
+  return j.at(key).get<T>();
+}
+
+} // namespace evolution_detail
+
+/// Everything a run carries between batches (and writes to / reads from its checkpoint).
+struct Evolution::State {
+  State(const Problem& p, const EvolutionOptions& o)
+      : rng(o.seed), db(o.database), eval(p, o.cascade) {
+    for (auto r : p.train_rows)
+      train_shapes.push_back(p.shape(r));
+  }
+  Rng rng;
+  ProgramDatabase db;
+  CascadeEvaluator eval;
+  Lineage lineage;
+  Counters counters;
+  std::map<std::string, Counters> per_op;
+  std::vector<Improvement> improvements;
+  Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
+  std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
+  std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
+  std::vector<double> best_times;     ///< best time seen per training shape
+  std::vector<Config> best_configs;   ///< the config that ran in best_times, per training shape
+  std::vector<Shape> train_shapes;
+  std::vector<double> expert_times; ///< the expert's time per training shape
+  AttemptHistory history;           ///< each parent's last children and their outcomes
+  std::string best_diff;            ///< the edit that produced the best, as SEARCH/REPLACE
+  std::uint64_t next_id = 1;
+  long long done = 0; ///< programs proposed (the seed is not counted)
+  long long since_best = 0;
+  bool seeded = false;
+  std::string best_reply, best_op = "seed";
+  std::unique_ptr<RunLock> lock; ///< held while the run uses its directory
+  std::unique_ptr<EventLog> events;
+  std::unique_ptr<ViewerData> viewer; ///< what the dashboard reads (run directory only)
+  long long last_checkpoint = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds_before = 0;
+  std::string stop_reason;
+  bool resumed = false;
+
+  double seconds() const {
+    return seconds_before +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+} // namespace tv

@@ -1,0 +1,100 @@
+// EvolutionOptions as JSON (config.json, fingerprints) and the run's config.json content.
+#include "evolve/evolution.hpp"
+
+#include "evolve/evolution_detail.hpp"
+#include "ir/text.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tv {
+
+using evolution_detail::get_field;
+
+// ---------------------------------------------------------------- options
+
+nlohmann::json EvolutionOptions::to_json() const {
+  return {{"seed", seed},
+          {"budget", budget},
+          {"stagnation", stagnation},
+          {"target_score", target_score},
+          {"max_seconds", max_seconds},
+          {"batch", batch},
+          {"candidates", candidates},
+          {"checkpoint_every", checkpoint_every},
+          {"drop_unexercised", drop_unexercised},
+          {"noise_threshold", noise_threshold},
+          {"rule_penalty", rule_penalty},
+          {"confirm_samples", confirm_samples},
+          {"database",
+           {{"islands", database.islands},
+            {"island_capacity", database.island_capacity},
+            {"archive_size", database.archive_size},
+            {"migration_interval", database.migration_interval},
+            {"inspirations", database.inspirations},
+            {"exploit_rate", database.exploit_rate},
+            {"archive_rate", database.archive_rate}}},
+          {"cascade",
+           {{"enabled", cascade.enabled},
+            {"probe_count", cascade.probe_count},
+            {"probe_shapes", cascade.probe_shapes},
+            {"probe_margin", cascade.probe_margin},
+            {"analytic_probes", cascade.analytic_probes}}}};
+}
+
+EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
+  const char* w = "options";
+  EvolutionOptions o;
+  o.seed = get_field<std::uint64_t>(j, "seed", w);
+  o.budget = get_field<long long>(j, "budget", w);
+  o.stagnation = get_field<long long>(j, "stagnation", w);
+  o.target_score = get_field<double>(j, "target_score", w);
+  o.max_seconds = get_field<double>(j, "max_seconds", w);
+  o.batch = get_field<int>(j, "batch", w);
+  o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
+  o.drop_unexercised = get_field<bool>(j, "drop_unexercised", w);
+  o.candidates = j.contains("candidates") ? get_field<int>(j, "candidates", w) : 1; // older runs
+  const auto db = get_field<nlohmann::json>(j, "database", w);
+  const char* wd = "options.database";
+  o.database.islands = get_field<int>(db, "islands", wd);
+  o.database.island_capacity = get_field<int>(db, "island_capacity", wd);
+  o.database.archive_size = get_field<int>(db, "archive_size", wd);
+  o.database.migration_interval = get_field<int>(db, "migration_interval", wd);
+  o.database.inspirations = get_field<int>(db, "inspirations", wd);
+  o.database.exploit_rate = get_field<double>(db, "exploit_rate", wd);
+  o.database.archive_rate = get_field<double>(db, "archive_rate", wd);
+  const auto c = get_field<nlohmann::json>(j, "cascade", w);
+  const char* wc = "options.cascade";
+  o.cascade.enabled = get_field<bool>(c, "enabled", wc);
+  o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
+  o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
+  o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
+  // Measured runs' settings; runs written before they existed had neither.
+  if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
+  if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);
+  if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
+  if (c.contains("analytic_probes"))
+    o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
+  return o;
+}
+
+nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
+                                     const EvolutionOptions& o) {
+  return {{"format", "tilevolve-run"},
+          {"version", 1},
+          {"problem", problem_spec_json(p.spec)},
+          {"resolved",
+           {{"shapes_file", p.shapes_path},
+            {"expert_file", p.expert_path},
+            {"expert", print_program(p.expert)},
+            {"train_shapes", p.train_rows.size()},
+            {"test_shapes", p.test_rows.size()},
+            // A table of what was measured grows as runs measure: its size names no run.
+            {"configs", p.backend->complete_table() ? nlohmann::json(p.table->configs().size())
+                                                    : nlohmann::json(nullptr)}}},
+          {"mutator", m.name()},
+          {"mutator_settings", m.settings()}, // null for the mock
+          {"options", o.to_json()}};
+}
+
+} // namespace tv
