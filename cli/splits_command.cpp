@@ -30,7 +30,11 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       tests.push_back(run.best_test.fraction_of_oracle);
       trains.push_back(run.best_train.fraction_of_oracle);
     }
+    nlohmann::json vendor;
+    if (row.vendor_test)
+      vendor = {{"test_fraction_of_oracle", row.vendor_test->fraction_of_oracle}};
     rows.push_back({{"split_seed", row.split_seed},
+                    {"vendor_library", vendor},
                     {"per_m_table",
                      {{"train_fraction_of_oracle", row.per_m_train.fraction_of_oracle},
                       {"test_fraction_of_oracle", row.per_m_test.fraction_of_oracle}}},

@@ -9,6 +9,7 @@
 #include "experiments/seed_study.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,9 @@ struct SplitRow {
   SetScore per_m_train, per_m_test; ///< the per-M table built from this split's train half
   SetScore best_single_test;        ///< the best single config of the train half, on test
   SetScore tree_train, tree_test;   ///< the decision tree fitted on the train half
-  SeedStudy evolved;                ///< the runs, in seed order
+  /// The vendor library alone on test, when the backend times it (recorded cuBLAS rows).
+  std::optional<SetScore> vendor_test;
+  SeedStudy evolved;   ///< the runs, in seed order
   double gap = 0;      ///< median evolved test fraction of the oracle minus the per-M table's
   double tree_gap = 0; ///< median evolved test fraction of the oracle minus the tree's
   /// The largest kernel runs of a run, as a fraction of exhaustive tuning of the train half.

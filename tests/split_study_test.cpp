@@ -216,3 +216,28 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
   CHECK(bad.status == 2);
   CHECK(bad.out.find("--rule-penalty") != std::string::npos);
 }
+
+TEST_CASE("split_study: the vendor library's column when the backend times it") {
+  SplitStudyOptions o;
+  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/h100_mm.txt";
+  o.problem.split = "random-mnk";
+  o.problem.vendor_dispatch = true;
+  o.budget = 30;
+  o.splits = 2;
+  o.seeds = 1;
+  const SplitStudyResult r = run_split_study(o);
+  for (const SplitRow& row : r.rows) {
+    REQUIRE(row.vendor_test.has_value());
+    ProblemSpec spec = o.problem;
+    spec.seed = row.split_seed;
+    const StudyProblem p = load_study_problem(spec);
+    CHECK(row.vendor_test->fraction_of_oracle ==
+          doctest::Approx(p.baseline("vendor").test.fraction_of_oracle));
+    CHECK(row.vendor_test->fraction_of_oracle < 1.0);
+  }
+  CHECK(r.report.text().find("vendor library test") != std::string::npos);
+  CHECK(r.report.intro.find("min(oracle, vendor library)") != std::string::npos);
+  // The analytic model times no vendor library: no such column.
+  CHECK(small().report.text().find("vendor library test") == std::string::npos);
+  CHECK(small().rows.front().vendor_test == std::nullopt);
+}
