@@ -79,7 +79,7 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
   cmd.add_option("--tree-leaves", spec.tree_leaves,
                  "leaf limit of the decision-tree baseline (fitted on the exhaustive training "
                  "table on M, N, K, M*N and tile counts)")
-      ->check(integer_in(1, 64))
+      ->check(integer_in(1, kMaxTreeLeaves))
       ->capture_default_str();
   cmd.add_option("--expert", spec.expert,
                  "expert program file (the reference); default data/experts/lecture.py "

@@ -172,10 +172,10 @@ ProblemSpec problem_spec_from_json(const nlohmann::json& j, const std::string& s
   if (j.contains("keep")) s.keep = get("keep", 0.0);
   s.vendor_dispatch = get("vendor_dispatch", false);
   s.tree_leaves = get("tree_leaves", 8);
-  if (s.tree_leaves < 1 || s.tree_leaves > 64)
-    throw InputError(fmt::format("{}: bad problem description: 'tree_leaves' must be 1 to 64, "
+  if (s.tree_leaves < 1 || s.tree_leaves > kMaxTreeLeaves)
+    throw InputError(fmt::format("{}: bad problem description: 'tree_leaves' must be 1 to {}, "
                                  "got {}",
-                                 source, s.tree_leaves));
+                                 source, kMaxTreeLeaves, s.tree_leaves));
   return s;
 }
 

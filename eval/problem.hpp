@@ -18,6 +18,9 @@
 
 namespace tv {
 
+/// The largest leaf limit the decision-tree baseline takes.
+inline constexpr int kMaxTreeLeaves = 64;
+
 /// What the user asked for; empty paths mean the embedded defaults.
 struct ProblemSpec {
   std::string gpu = "h100";
@@ -45,7 +48,7 @@ struct ProblemSpec {
   /// Programs may return "vendor" (the vendor library) where the backend times it; the table
   /// then has a vendor column, so the oracle is the best of the tile configs and the library.
   bool vendor_dispatch = false;
-  int tree_leaves = 8; ///< leaf limit of the decision-tree baseline
+  int tree_leaves = 8; ///< leaf limit of the decision-tree baseline (1 to kMaxTreeLeaves)
   PoolOptions workers; ///< backend "measured": how the workers are started
   std::string cache;   ///< backend "measured": the measurement file (read, then appended)
 

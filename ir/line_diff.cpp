@@ -18,11 +18,6 @@ namespace tv {
 
 namespace {
 
-std::vector<std::string> lines_of(std::string_view s) {
-  const std::vector<std::string_view> v = split_lines(s);
-  return {v.begin(), v.end()};
-}
-
 bool same(const std::string& a, const std::string& b) {
   return rtrim(a) == rtrim(b);
 }
@@ -121,12 +116,12 @@ std::string diff_text(const std::vector<DiffLine>& diff) {
 }
 
 std::vector<DiffBlock> diff_lines(std::string_view from, std::string_view to) {
-  const std::vector<std::string> a = lines_of(from), b = lines_of(to);
+  const std::vector<std::string_view> a = split_lines(from), bv = split_lines(to);
+  const std::vector<std::string> b(bv.begin(), bv.end());
   std::vector<DiffBlock> out;
-  std::vector<std::string> running = a;
+  std::vector<std::string> running(a.begin(), a.end());
   std::ptrdiff_t shift = 0; // running index = old index + shift
-  const std::vector<std::string_view> av(a.begin(), a.end()), bv(b.begin(), b.end());
-  for (const LineHunk& h : line_hunks(av, bv)) {
+  for (const LineHunk& h : line_hunks(a, bv)) {
     std::size_t s0 = std::size_t(std::ptrdiff_t(h.a0) + shift);
     std::size_t s1 = std::size_t(std::ptrdiff_t(h.a1) + shift);
     // The least context that makes the SEARCH lines non-empty and unique in the running text;

@@ -150,12 +150,14 @@ for p in $PHASES; do
     ;;
   asan)
     phase "sanitized build (clang)" build_sanitized
+    sanitized_built=1
     phase "asan+ubsan ctest" run_ctest build-san
     ;;
   fuzz)
     phase "fuzz corpora" check_fuzz_corpora
-    if [ ! -x build-san/tilevolve_tests ] || [[ " $PHASES " != *" asan "* ]]; then
+    if [ -z "${sanitized_built:-}" ]; then
       phase "sanitized build (clang)" build_sanitized
+      sanitized_built=1
     fi
     phase "fuzz run (${FUZZ_SECONDS}s each)" run_fuzzers
     ;;

@@ -24,6 +24,16 @@ SplitStudyResult small(int threads = 0) {
   return run_split_study(o);
 }
 
+/// The public H100 recordings, split by (M, N, K).
+SplitStudyOptions replay_by_size() {
+  SplitStudyOptions o;
+  o.problem.shapes = TILEVOLVE_SOURCE_DIR "/data/replay/h100_shapes.csv";
+  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/h100_mm.txt";
+  o.problem.expert = TILEVOLVE_SOURCE_DIR "/data/experts/h100_inductor.py";
+  o.problem.split = "random-mnk";
+  return o;
+}
+
 } // namespace
 
 TEST_CASE("split_study: rows, gaps and summary follow from the runs and the baselines") {
@@ -139,11 +149,7 @@ TEST_CASE("split_study: the binary prints the study as JSON, and bad options exi
 }
 
 TEST_CASE("split_study: recorded measurements with a split by (M, N, K)") {
-  SplitStudyOptions o;
-  o.problem.shapes = TILEVOLVE_SOURCE_DIR "/data/replay/h100_shapes.csv";
-  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/h100_mm.txt";
-  o.problem.expert = TILEVOLVE_SOURCE_DIR "/data/experts/h100_inductor.py";
-  o.problem.split = "random-mnk";
+  SplitStudyOptions o = replay_by_size();
   o.budget = 40;
   o.splits = 2;
   o.seeds = 1;
@@ -165,11 +171,7 @@ TEST_CASE("split_study: recorded measurements with a split by (M, N, K)") {
 }
 
 TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
-  SplitStudyOptions o;
-  o.problem.shapes = TILEVOLVE_SOURCE_DIR "/data/replay/h100_shapes.csv";
-  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/h100_mm.txt";
-  o.problem.expert = TILEVOLVE_SOURCE_DIR "/data/experts/h100_inductor.py";
-  o.problem.split = "random-mnk";
+  SplitStudyOptions o = replay_by_size();
   o.budget = 400;
   o.splits = 2;
   o.seeds = 2;
@@ -182,8 +184,8 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
       const EvolutionResult& b = stopped.rows[i].evolved.runs[s];
       CHECK(a.stop_reason == "budget");
       CHECK(a.programs == 400);
-      // The stopped run is the same run cut short: it stops when 30 programs in a row found no
-      // new best, and never costs more kernel runs than the full one.
+      // The stopped run stops when 30 programs in a row found no new best, before the budget,
+      // and never costs more kernel runs than the full one.
       CHECK(b.stop_reason == "stagnation");
       CHECK(b.programs < 400);
       CHECK(b.counters.kernel_runs <= a.counters.kernel_runs);
@@ -218,9 +220,7 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
 }
 
 TEST_CASE("split_study: the vendor library's column when the backend times it") {
-  SplitStudyOptions o;
-  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/h100_mm.txt";
-  o.problem.split = "random-mnk";
+  SplitStudyOptions o = replay_by_size();
   o.problem.vendor_dispatch = true;
   o.budget = 30;
   o.splits = 2;
