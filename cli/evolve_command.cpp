@@ -352,6 +352,7 @@ void add_evolve_command(CLI::App& app) {
       ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   add_stagnation_option(*cmd, o->evo.stagnation);
+  add_kernel_run_budget_option(*cmd, o->evo.kernel_runs);
   cmd->add_option("--target", o->evo.target_score,
                   "stop when the best train speedup over the expert reaches this (0 = never)")
       ->check(number_in(0, 1e6));

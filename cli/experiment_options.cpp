@@ -23,6 +23,17 @@ void add_stagnation_option(CLI::App& cmd, long long& stagnation) {
       ->capture_default_str();
 }
 
+void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget) {
+  cmd.add_option_function<std::string>(
+         "--max-kernel-runs",
+         [&budget](const std::string& text) { budget = KernelRunBudget::parse(text); },
+         "stop a run once it has timed this many (shape, config) pairs, e.g. 2000, or this share "
+         "of exhaustive tuning of the training shapes (every config on every training shape), "
+         "e.g. 30%; checked before each program is evaluated, so the last one may go over by what "
+         "it times (default: no cap)")
+      ->type_name("N|P%");
+}
+
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
   cmd.add_option("--rule-penalty", rule_penalty,
                  "selection charges each rule this fraction of the train speedup, so a rule "

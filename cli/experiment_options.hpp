@@ -2,6 +2,8 @@
 /// What the experiment subcommands (lecture, ablate, splits) share: the thread count of their
 /// independent runs and the report directory; and the stopping and selection options that
 /// evolve and splits both take.
+#include "evolve/kernel_run_budget.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -15,6 +17,9 @@ void add_threads_option(CLI::App& cmd, int& threads);
 void check_report_dir(const std::string& out);
 /// Adds --stagnation (stop a run after this many programs without a new best; 0 = never).
 void add_stagnation_option(CLI::App& cmd, long long& stagnation);
+/// Adds --max-kernel-runs N|P% (stop a run once it timed N pairs or P% of exhaustive tuning of
+/// the training shapes; checked before each program is evaluated).
+void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 /// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
 /// default, means 0 on the analytic model and 0.02 on recorded or measured timings).
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);

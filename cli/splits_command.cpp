@@ -52,30 +52,32 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                     {"test_gap_to_tree", row.tree_gap},
                     {"max_kernel_run_fraction", row.max_kernel_fraction}});
   }
-  return {{"command", "splits"},
-          {"gpu", r.options.problem.gpu},
-          {"shapes", r.options.problem.shapes},
-          {"split", r.options.problem.split},
-          {"backend", r.options.problem.backend},
-          {"budget", r.options.budget},
-          {"stagnation", r.options.stagnation},
-          {"rule_penalty",
-           r.options.rule_penalty >= 0 ? nlohmann::json(r.options.rule_penalty) : nlohmann::json()},
-          {"seeds", r.options.seeds},
-          {"mutator", MockLlm::name_for(r.options.mutator)},
-          {"splits", rows},
-          {"mean_test_gap", r.mean_gap},
-          {"mean_test_gap_standard_error",
-           std::isfinite(r.mean_gap_se) ? nlohmann::json(r.mean_gap_se) : nlohmann::json()},
-          {"splits_at_least_per_m", r.splits_at_least},
-          {"run_test_gap_sd", r.run_gap_sd},
-          {"mean_train_gap", r.mean_train_gap},
-          {"mean_test_gap_to_tree", r.mean_tree_gap},
-          {"mean_test_gap_to_tree_standard_error", std::isfinite(r.mean_tree_gap_se)
-                                                       ? nlohmann::json(r.mean_tree_gap_se)
-                                                       : nlohmann::json()},
-          {"splits_at_least_tree", r.splits_at_least_tree},
-          {"max_kernel_run_fraction", r.max_kernel_fraction}};
+  return {
+      {"command", "splits"},
+      {"gpu", r.options.problem.gpu},
+      {"shapes", r.options.problem.shapes},
+      {"split", r.options.problem.split},
+      {"backend", r.options.problem.backend},
+      {"budget", r.options.budget},
+      {"stagnation", r.options.stagnation},
+      {"max_kernel_runs", r.options.kernel_runs.any() ? nlohmann::json(r.options.kernel_runs.text())
+                                                      : nlohmann::json()},
+      {"rule_penalty",
+       r.options.rule_penalty >= 0 ? nlohmann::json(r.options.rule_penalty) : nlohmann::json()},
+      {"seeds", r.options.seeds},
+      {"mutator", MockLlm::name_for(r.options.mutator)},
+      {"splits", rows},
+      {"mean_test_gap", r.mean_gap},
+      {"mean_test_gap_standard_error",
+       std::isfinite(r.mean_gap_se) ? nlohmann::json(r.mean_gap_se) : nlohmann::json()},
+      {"splits_at_least_per_m", r.splits_at_least},
+      {"run_test_gap_sd", r.run_gap_sd},
+      {"mean_train_gap", r.mean_train_gap},
+      {"mean_test_gap_to_tree", r.mean_tree_gap},
+      {"mean_test_gap_to_tree_standard_error",
+       std::isfinite(r.mean_tree_gap_se) ? nlohmann::json(r.mean_tree_gap_se) : nlohmann::json()},
+      {"splits_at_least_tree", r.splits_at_least_tree},
+      {"max_kernel_run_fraction", r.max_kernel_fraction}};
 }
 
 void run_splits_command(const SplitsCommandOptions& o) {
@@ -106,6 +108,7 @@ void add_splits_command(CLI::App& app) {
       ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
   add_stagnation_option(*cmd, o->study.stagnation);
+  add_kernel_run_budget_option(*cmd, o->study.kernel_runs);
   add_rule_penalty_option(*cmd, o->study.rule_penalty);
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
       ->check(integer_in(1, 100000))

@@ -114,14 +114,15 @@ public:
       if (pick < 0) break;
       Node parent = std::move(leaves[std::size_t(pick)]);
       leaves.erase(leaves.begin() + pick);
-      Comparison le = o_.features[parent.split->feature];
+      Split& split = parent.split.value(); // engaged: only a leaf with a split is picked
+      Comparison le = o_.features[split.feature];
       le.op = CmpOp::le;
-      le.value = parent.split->threshold;
+      le.value = split.threshold;
       Comparison gt = le;
       gt.op = CmpOp::gt;
       Node l, r;
-      l.items = std::move(parent.split->left);
-      r.items = std::move(parent.split->right);
+      l.items = std::move(split.left);
+      r.items = std::move(split.right);
       l.path = r.path = parent.path;
       l.path.terms.push_back(le);
       r.path.terms.push_back(gt);
@@ -177,9 +178,12 @@ std::int64_t tree_threshold(const Comparison& f, std::int64_t a, std::int64_t b,
 }
 
 std::vector<Comparison> default_tree_features() {
-  return {feature(Feature::M),          feature(Feature::N),
-          feature(Feature::K),          feature(Feature::MN),
-          feature(Feature::tiles, 64, 64), feature(Feature::tiles, 128, 128)};
+  return {feature(Feature::M),
+          feature(Feature::N),
+          feature(Feature::K),
+          feature(Feature::MN),
+          feature(Feature::tiles, 64, 64),
+          feature(Feature::tiles, 128, 128)};
 }
 
 std::vector<Comparison> parse_tree_features(const std::string& text) {
@@ -196,8 +200,8 @@ std::vector<Comparison> parse_tree_features(const std::string& text) {
       c = feature(Feature(name == "M" ? 0 : name == "N" ? 1 : 2));
     } else if (name == "MN") {
       c = feature(Feature::MN);
-    } else if (std::sscanf(name.c_str(), "tiles%dx%d%c", &a, &b, &rest) == 2 && a >= 1 &&
-               b >= 1 && a <= kMaxTileSize && b <= kMaxTileSize) {
+    } else if (std::sscanf(name.c_str(), "tiles%dx%d%c", &a, &b, &rest) == 2 && a >= 1 && b >= 1 &&
+               a <= kMaxTileSize && b <= kMaxTileSize) {
       c = feature(Feature::tiles, a, b);
     } else {
       throw InputError(fmt::format("unknown tree feature '{}' (expected M, N, K, MN or tilesAxB, "

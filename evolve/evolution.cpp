@@ -90,6 +90,11 @@ double Evolution::selection_score(double speedup, const Program& p) const {
   return speedup * std::pow(1.0 - options_.rule_penalty, double(p.rules.size()));
 }
 
+bool Evolution::kernel_runs_spent() const {
+  const long long cap = options_.kernel_runs.cap(s_->eval.exhaustive_train_runs());
+  return cap > 0 && s_->counters.kernel_runs >= cap;
+}
+
 Evolution::~Evolution() = default;
 // ---------------------------------------------------------------- loop
 
@@ -368,12 +373,13 @@ void Evolution::step_batch(long long count) {
   for (const Group& g : groups) {
     std::vector<Child> better; // children that beat the parent, best first
     for (std::size_t c = 0; c < g.size; ++c) {
+      if (kernel_runs_spent()) return; // the rest of the batch is not evaluated
       Child child = settle(g.sample, g.parent_text, replies[g.first + c], nullptr, {});
       if (child.stage == Stage::full &&
           child.score > g.sample.parent.score * (1.0 + options_.noise_threshold))
         better.push_back(std::move(child));
     }
-    if (!g.merge_room || better.size() < 2) continue;
+    if (!g.merge_room || better.size() < 2 || kernel_runs_spent()) continue;
     std::stable_sort(better.begin(), better.end(),
                      [](const Child& a, const Child& b) { return a.score > b.score; });
     std::vector<std::string> texts;
@@ -406,6 +412,8 @@ EvolutionResult Evolution::loop() {
       s.stop_reason = "target score";
     else if (options_.max_seconds > 0 && s.seconds() >= options_.max_seconds)
       s.stop_reason = "wall time";
+    else if (kernel_runs_spent())
+      s.stop_reason = "kernel-run budget";
     else if (const std::string why = mutator_->exhausted(); !why.empty())
       s.stop_reason = why; // a spent token or request budget, a server that keeps failing
     if (!s.stop_reason.empty()) break;

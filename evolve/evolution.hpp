@@ -13,6 +13,7 @@
 #include "eval/counters.hpp"
 #include "eval/problem.hpp"
 #include "evolve/database.hpp"
+#include "evolve/kernel_run_budget.hpp"
 #include "evolve/lineage.hpp"
 #include "evolve/mutator.hpp"
 
@@ -37,7 +38,10 @@ struct EvolutionOptions {
   long long stagnation = 0; ///< stop after this many programs without a new best (0 = off)
   double target_score = 0;  ///< stop when the best train speedup reaches this (0 = off)
   double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
-  int batch = 8;            ///< programs proposed between database updates
+  /// Stop once this many pairs were timed. Checked before each program is evaluated, so the
+  /// last one may go over by what it times; the rest of its batch is not evaluated.
+  KernelRunBudget kernel_runs;
+  int batch = 8; ///< programs proposed between database updates
   /// Proposals per parent in one step (K). With K > 1 the K children are evaluated together
   /// and, when two or more beat the parent, their edits are merged into one more program
   /// ("merge"); a batch then holds max(1, batch / (K + 1)) parents.
@@ -127,6 +131,8 @@ private:
   struct State;
   /// What the database ranks: the train speedup less the rule penalty.
   double selection_score(double speedup, const Program& p) const;
+  /// True once the run has timed as many pairs as options().kernel_runs allows.
+  bool kernel_runs_spent() const;
   struct Child;
   EvolutionResult loop();
   MutationRequest make_request(const ParentSample& sample);

@@ -14,32 +14,34 @@ using evolution_detail::get_field;
 // ---------------------------------------------------------------- options
 
 nlohmann::json EvolutionOptions::to_json() const {
-  return {{"seed", seed},
-          {"budget", budget},
-          {"stagnation", stagnation},
-          {"target_score", target_score},
-          {"max_seconds", max_seconds},
-          {"batch", batch},
-          {"candidates", candidates},
-          {"checkpoint_every", checkpoint_every},
-          {"drop_unexercised", drop_unexercised},
-          {"noise_threshold", noise_threshold},
-          {"rule_penalty", rule_penalty},
-          {"confirm_samples", confirm_samples},
-          {"database",
-           {{"islands", database.islands},
-            {"island_capacity", database.island_capacity},
-            {"archive_size", database.archive_size},
-            {"migration_interval", database.migration_interval},
-            {"inspirations", database.inspirations},
-            {"exploit_rate", database.exploit_rate},
-            {"archive_rate", database.archive_rate}}},
-          {"cascade",
-           {{"enabled", cascade.enabled},
-            {"probe_count", cascade.probe_count},
-            {"probe_shapes", cascade.probe_shapes},
-            {"probe_margin", cascade.probe_margin},
-            {"analytic_probes", cascade.analytic_probes}}}};
+  nlohmann::json j{{"seed", seed},
+                   {"budget", budget},
+                   {"stagnation", stagnation},
+                   {"target_score", target_score},
+                   {"max_seconds", max_seconds},
+                   {"batch", batch},
+                   {"candidates", candidates},
+                   {"checkpoint_every", checkpoint_every},
+                   {"drop_unexercised", drop_unexercised},
+                   {"noise_threshold", noise_threshold},
+                   {"rule_penalty", rule_penalty},
+                   {"confirm_samples", confirm_samples},
+                   {"database",
+                    {{"islands", database.islands},
+                     {"island_capacity", database.island_capacity},
+                     {"archive_size", database.archive_size},
+                     {"migration_interval", database.migration_interval},
+                     {"inspirations", database.inspirations},
+                     {"exploit_rate", database.exploit_rate},
+                     {"archive_rate", database.archive_rate}}},
+                   {"cascade",
+                    {{"enabled", cascade.enabled},
+                     {"probe_count", cascade.probe_count},
+                     {"probe_shapes", cascade.probe_shapes},
+                     {"probe_margin", cascade.probe_margin},
+                     {"analytic_probes", cascade.analytic_probes}}}};
+  kernel_runs.to_json(j); // only when set, so older runs' options read back the same
+  return j;
 }
 
 EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
@@ -72,6 +74,7 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Measured runs' settings; runs written before they existed had neither.
   if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
   if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);
+  o.kernel_runs = KernelRunBudget::from_json(j);
   if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
   if (c.contains("analytic_probes"))
     o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);

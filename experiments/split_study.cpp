@@ -78,6 +78,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.budget = options.budget;
       spec.options.stagnation = options.stagnation;
       spec.options.rule_penalty = options.rule_penalty;
+      spec.options.kernel_runs = options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
     }
@@ -140,7 +141,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                           options.splits);
   rep.intro = fmt::format(
       "GPU {} ({}), backend {}, {} shapes from {} split {} with split seeds 0 to {}; on each "
-      "split, {} evolution runs (seeds 0 to {}, {} programs each{}, {}{}) and the per-M table "
+      "split, {} evolution runs (seeds 0 to {}, {} programs each{}{}, {}{}) and the per-M table "
       "built from the same training half.{} Every number is computed in this run.",
       p0.gpu.name, p0.gpu.full_name, p0.backend->name(), p0.train_rows.size() + p0.test_rows.size(),
       p0.shapes_path,
@@ -151,6 +152,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           ? fmt::format(" or fewer: a run stops after {} programs without a new best",
                         options.stagnation)
           : std::string(),
+      options.kernel_runs.any() ? ", " + options.kernel_runs.describe() : std::string(),
       MockLlm::name_for(options.mutator),
       options.rule_penalty >= 0 ? fmt::format(", rule penalty {:g}", options.rule_penalty)
                                 : std::string(),

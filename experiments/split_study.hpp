@@ -5,6 +5,7 @@
 /// in train; the study shows how much of a comparison is that luck (the spread over splits and
 /// seeds) and how much is the method (the mean over splits).
 #include "eval/problem.hpp"
+#include "evolve/kernel_run_budget.hpp"
 #include "experiments/report.hpp"
 #include "experiments/seed_study.hpp"
 
@@ -20,13 +21,14 @@ struct SplitStudyOptions {
   /// The problem: GPU, shapes, expert, backend, and the kind of split ("random" or
   /// "random-mnk"); its split seed is set per split.
   ProblemSpec problem;
-  long long budget = 1000;  ///< programs per run
-  long long stagnation = 0; ///< stop a run after this many programs without a new best (0 = off)
-  double rule_penalty = -1; ///< per-rule selection charge (-1 = the backend's default)
-  int splits = 10;          ///< random splits, split seeds 0 .. splits-1
-  int seeds = 5;            ///< evolution seeds 0 .. seeds-1 on every split
-  int threads = 0;          ///< OpenMP threads for the runs (0 = default)
-  MockLlmOptions mutator;   ///< e.g. which features splits may bound
+  long long budget = 1000;     ///< programs per run
+  long long stagnation = 0;    ///< stop a run after this many programs without a new best (0 = off)
+  double rule_penalty = -1;    ///< per-rule selection charge (-1 = the backend's default)
+  KernelRunBudget kernel_runs; ///< cap on each run's kernel runs (none by default)
+  int splits = 10;             ///< random splits, split seeds 0 .. splits-1
+  int seeds = 5;               ///< evolution seeds 0 .. seeds-1 on every split
+  int threads = 0;             ///< OpenMP threads for the runs (0 = default)
+  MockLlmOptions mutator;      ///< e.g. which features splits may bound
 };
 
 /// One split: the per-M table and the evolution runs on it.

@@ -17,6 +17,9 @@ the test keys):
               sizes, what the best-fitting program could do on test keys whose size it saw
   mnk:test    the best config per (M, N, K) chosen on the test keys themselves: the ceiling of
               any program that sees only M, N and K (it cannot see dtype or operand layout)
+  seen:train  with --visible layout|dtype|both: the best config of the training half per
+              operand layout, dtype or both, on test: what a program could gain if it also saw
+              them (tilevolve's programs do not)
 
 The thresholds range over M, N, K, M*N, M*N*K and waves of 64x64 and 128x128 tiles on the
 GPU's units (--units, 132 for H100). With --vendor the vendor library (extern_mm rows) is one
@@ -123,6 +126,7 @@ def main():
     ap.add_argument("--units", type=int, default=132)
     ap.add_argument("--vendor", action="store_true")
     ap.add_argument("--split", choices=("mnk", "random"), default="mnk")
+    ap.add_argument("--visible", choices=("layout", "dtype", "both"))
     a = ap.parse_args()
     table, ncfg = load(a.table, a.vendor)
     s = Study(table, ncfg, a.units)
@@ -130,8 +134,11 @@ def main():
     gm = lambda v, keys: 100 * math.exp(v / len(keys))
     by = "(M, N, K)" if a.split == "mnk" else "key"
     print(f"{len(table)} keys, {len(sizes)} sizes, {ncfg} configs; split by {by}")
-    print("split  single  rule:train  rule:test  mnk:train  mnk:test")
-    gains_train, gains_test, lookups = [], [], []
+    group_of = {"layout": lambda k: k[4], "dtype": lambda k: k[3], "both": lambda k: k[3:],
+                None: None}[a.visible]
+    print("split  single  rule:train  rule:test  mnk:train  mnk:test" +
+          ("  seen:train" if group_of else ""))
+    gains_train, gains_test, lookups, seen_gains = [], [], [], []
     for seed in range(a.splits):
         if a.split == "mnk":
             order = sizes[:]
@@ -161,15 +168,27 @@ def main():
         lookups.append(gm(table_of_sizes, test))
         gains_train.append(gm(on_train, test) - gm(base, test))
         gains_test.append(gm(on_test, test) - gm(base, test))
-        print(f"{seed:5d}  {gm(base, test):6.2f}  {gm(on_train, test):10.2f}  "
-              f"{gm(on_test, test):9.2f}  {gm(table_of_sizes, test):9.2f}  "
-              f"{gm(ceiling, test):8.2f}")
+        line = (f"{seed:5d}  {gm(base, test):6.2f}  {gm(on_train, test):10.2f}  "
+                f"{gm(on_test, test):9.2f}  {gm(table_of_sizes, test):9.2f}  "
+                f"{gm(ceiling, test):8.2f}")
+        if group_of:
+            by_group = collections.defaultdict(list)
+            for k in train:
+                by_group[group_of(k)].append(k)
+            pick = {g: s.best_config(ks) for g, ks in by_group.items()}
+            seen = s.logscore(test, lambda k: pick.get(group_of(k), single))
+            seen_gains.append(gm(seen, test) - gm(base, test))
+            line += f"  {gm(seen, test):10.2f}"
+        print(line)
     print(f"rule fitted on train minus single: mean {statistics.mean(gains_train):+.2f} pts, "
           f"above single on {sum(g > 0 for g in gains_train)} of {a.splits} splits")
     print(f"best rule chosen on test minus single: mean {statistics.mean(gains_test):+.2f} pts, "
           f"largest {max(gains_test):+.2f} pts")
     print(f"lookup of training sizes: mean {statistics.mean(lookups):.2f}%, at least 99% on "
           f"{sum(x >= 99 for x in lookups)} of {a.splits} splits")
+    if group_of:
+        print(f"best config per {a.visible} minus single: mean {statistics.mean(seen_gains):+.2f} "
+              f"pts, above single on {sum(g > 1e-9 for g in seen_gains)} of {a.splits} splits")
 
 
 if __name__ == "__main__":

@@ -233,7 +233,8 @@ void RunView::read_config() {
       scalars(resolved, {"shapes_file", "expert_file", "train_shapes", "test_shapes", "configs"});
   config_["mutator"] = str(c, "mutator", 100).value_or("");
   config_["options"] = scalars(c.value("options", json::object()),
-                               {"seed", "budget", "stagnation", "target_score", "max_seconds"});
+                               {"seed", "budget", "stagnation", "target_score", "max_seconds",
+                                "max_kernel_runs", "max_kernel_share"});
   if (resolved.is_object()) expert_ = str(resolved, "expert", 256u << 10).value_or("");
 }
 

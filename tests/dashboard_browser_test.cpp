@@ -112,7 +112,8 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
   const fs::path work = work_dir("finished");
   const fs::path runs = work / "runs";
   evolve(fmt::format("--gpu h100 --budget 1000 --out {}", (runs / "lecture-h100").string()));
-  evolve(fmt::format("--backend replay:{} --vendor-dispatch --budget 400 --out {}",
+  evolve(fmt::format("--backend replay:{} --vendor-dispatch --budget 400 --max-kernel-runs 100000 "
+                     "--out {}",
                      tv::data_path("replay/h100_mm.txt"), (runs / "replay-vendor").string()));
   fs::create_directories(work / "outside");
   std::ofstream(work / "outside" / "secret") << "top secret\n";
@@ -198,6 +199,10 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
   CHECK(vendor_cells.get<int>() > 0);
   const json vendor_points = b.eval(kChartPoints);
   CHECK(vendor_points["chart-shapes-train"].size() == 5); // the vendor library is a method too
+  // Its kernel-run cap is shown beside the count.
+  CHECK(b.eval("return document.getElementById('exhaustive').textContent;")
+            .get<std::string>()
+            .find("cap: 100,000") != std::string::npos);
 }
 
 TEST_CASE("dashboard in a browser: the page of a run in progress advances until it ends") {

@@ -131,6 +131,23 @@ TEST_CASE("run view: a finished run's counters, operators and best agree with it
     CHECK(lin[i]["n"].get<long long>() > lin[i - 1]["n"].get<long long>());
 }
 
+TEST_CASE("run view: a run stopped by its kernel-run budget shows the cap and the stop") {
+  const fs::path d = temp_dir("capped");
+  const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                     " evolve --gpu h100 --budget 400 --max-kernel-runs 300 "
+                                     "--quiet --out " +
+                                     d.string() + " > /dev/null 2>&1");
+  REQUIRE(r.status == 0);
+  RunView v(d, "capped");
+  v.update();
+  const json s = v.state();
+  CHECK(s["status"] == "finished");
+  CHECK(s["end"]["stop"] == "kernel-run budget");
+  CHECK(s["config"]["options"]["max_kernel_runs"] == 300);
+  CHECK_FALSE(s["config"]["options"].contains("max_kernel_share"));
+  CHECK(s["counters"]["kernel_runs"].get<long long>() >= 300);
+}
+
 TEST_CASE("run view: per-shape speedups of the best and the baselines come from per_shape.json") {
   RunView v(finished_run(), "finished");
   v.update();

@@ -246,8 +246,12 @@ function drawHeader(s) {
   setText('best-test', tv.speedup(b.test));
   setText('best-test-oracle', typeof b.test_of_oracle === 'number' ? `${tv.percent(b.test_of_oracle)} of oracle` : '');
   setText('kernel-runs', tv.count(s.counters.kernel_runs));
-  setText('exhaustive', typeof s.counters.exhaustive_train_runs === 'number'
-    ? `exhaustive tuning: ${tv.count(s.counters.exhaustive_train_runs)}` : '');
+  const o = c.options || {};
+  const cap = typeof o.max_kernel_runs === 'number' ? tv.count(o.max_kernel_runs)
+    : typeof o.max_kernel_share === 'number' ? `${tv.percent(o.max_kernel_share)} of exhaustive` : '';
+  setText('exhaustive', [typeof s.counters.exhaustive_train_runs === 'number'
+    ? `exhaustive tuning: ${tv.count(s.counters.exhaustive_train_runs)}` : '',
+  cap ? `cap: ${cap}` : ''].filter(Boolean).join(' · '));
   setText('best-id', b.id ? `#${b.id}` : '-');
   setText('best-op', b.op ? `by ${b.op} at program ${b.n}` : '');
   const ev = s.events;

@@ -1,0 +1,147 @@
+// The kernel-run budget (--max-kernel-runs): what it reads and refuses, the cap it sets, how it
+// travels in a run's options, and that a capped run stops at the cap (over it by at most one
+// program's timings) as the same run without a cap, cut short.
+#include "evolve/evolution.hpp"
+#include "evolve/kernel_run_budget.hpp"
+#include "evolve/mock_llm.hpp"
+#include "evolve/run_dir.hpp"
+#include "ir/error.hpp"
+#include "support/fixtures.hpp"
+#include "support/shell.hpp"
+#include "support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using namespace tv;
+
+namespace {
+
+/// The program events of a run's events.ndjson, one line each.
+std::vector<std::string> program_events(const std::string& dir) {
+  std::istringstream in(read_file(dir + "/events.ndjson"));
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);)
+    if (nlohmann::json::parse(line)["event"] == "program") out.push_back(line);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("kernel_run_budget: counts and shares are read, shown and capped") {
+  const KernelRunBudget n = KernelRunBudget::parse("2000");
+  CHECK(n.runs == 2000);
+  CHECK(n.share == 0);
+  CHECK(n.text() == "2000");
+  CHECK(n.cap(100) == 2000); // a count does not depend on the problem
+  const KernelRunBudget p = KernelRunBudget::parse("27.5%");
+  CHECK(p.runs == 0);
+  CHECK(p.share == doctest::Approx(0.275));
+  CHECK(p.text() == "27.5%");
+  CHECK(p.cap(3240) == 891); // floor(0.275 x 3240)
+  CHECK(p.cap(1) == 1);      // never a cap of 0, which would mean none
+  CHECK(n.describe() == "at most 2000 kernel runs");
+  CHECK(p.describe() == "at most 27.5% of the kernel runs of exhaustive tuning of the training "
+                        "shapes");
+  CHECK(KernelRunBudget::parse("100%").cap(500) == 500);
+  CHECK_FALSE(KernelRunBudget{}.any());
+  CHECK(KernelRunBudget{}.cap(3240) == 0);
+  for (const char* bad :
+       {"", "0", "-5", "12x", "1e3", "0%", "101%", "%", "abc%", "30 %", "99999999999999999999"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(KernelRunBudget::parse(bad), InputError);
+  }
+}
+
+TEST_CASE("kernel_run_budget: options carry it only when set, and refuse bad values") {
+  EvolutionOptions o;
+  const nlohmann::json none = o.to_json();
+  CHECK_FALSE(none.contains("max_kernel_runs"));
+  CHECK_FALSE(none.contains("max_kernel_share"));
+  CHECK(EvolutionOptions::from_json(none).kernel_runs == KernelRunBudget{});
+  o.kernel_runs = KernelRunBudget::parse("30%");
+  CHECK(EvolutionOptions::from_json(o.to_json()).kernel_runs == o.kernel_runs);
+  o.kernel_runs = KernelRunBudget::parse("1234");
+  CHECK(EvolutionOptions::from_json(o.to_json()).kernel_runs.runs == 1234);
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, nlohmann::json>>{{"max_kernel_runs", 0},
+                                                           {"max_kernel_runs", "12"},
+                                                           {"max_kernel_runs", 1.5},
+                                                           {"max_kernel_share", 0},
+                                                           {"max_kernel_share", 1.5},
+                                                           {"max_kernel_share", "30%"}}) {
+    nlohmann::json j = none;
+    j[key] = value;
+    INFO(j[key].dump());
+    CHECK_THROWS_AS(EvolutionOptions::from_json(j), InputError);
+  }
+}
+
+TEST_CASE("kernel_run_budget: a capped run is the uncapped run cut short at the cap") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  EvolutionOptions o;
+  o.seed = 2;
+  o.budget = 300;
+  test::ScratchDir dirs("tv_kernel_budget");
+  const EvolutionResult full = Evolution(p, m, o, dirs.at("full")).run();
+  REQUIRE(full.stop_reason == "budget");
+  const long long cap = full.counters.kernel_runs / 3;
+  REQUIRE(cap > 0);
+  o.kernel_runs.runs = cap;
+  const EvolutionResult capped = Evolution(p, m, o, dirs.at("capped")).run();
+  CHECK(capped.stop_reason == "kernel-run budget");
+  CHECK(capped.programs < full.programs);
+  CHECK(capped.counters.kernel_runs >= cap);
+  // Over the cap by at most what the last program timed: one config per training shape.
+  CHECK(capped.counters.kernel_runs - cap <= (long long)p.train_rows.size());
+  // Same seed, same proposals: every program the capped run evaluated, the full run evaluated
+  // in the same order with the same outcome.
+  const auto a = program_events(dirs.at("full")), b = program_events(dirs.at("capped"));
+  REQUIRE(b.size() == std::size_t(capped.programs) + 1); // the seed is a program event too
+  REQUIRE(b.size() < a.size());
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    INFO(i);
+    CHECK(b[i] == a[i]);
+  }
+  // The share form caps at that share of exhaustive tuning of the training shapes.
+  // (On the analytic model's thousands of configs, a run uses about 1% of that.)
+  o.kernel_runs = KernelRunBudget::parse("0.25%");
+  const EvolutionResult share = Evolution(p, m, o).run();
+  const long long share_cap = (long long)(0.0025 * double(share.exhaustive_train_runs));
+  CHECK(share_cap < full.counters.kernel_runs);
+  CHECK(share.stop_reason == "kernel-run budget");
+  CHECK(share.counters.kernel_runs >= share_cap);
+  CHECK(share.counters.kernel_runs - share_cap <= (long long)p.train_rows.size());
+}
+
+TEST_CASE("kernel_run_budget: evolve and splits take --max-kernel-runs and refuse bad values") {
+  const std::string bin = TILEVOLVE_BINARY;
+  const auto evo = test::run_shell(bin + " evolve --budget 400 --max-kernel-runs 300 --json "
+                                         "2>/dev/null");
+  REQUIRE(evo.status == 0);
+  const auto j = nlohmann::json::parse(evo.out);
+  CHECK(j["stop_reason"] == "kernel-run budget");
+  CHECK(j["programs"].get<long long>() < 400);
+  CHECK(j["kernel_runs"].get<long long>() >= 300);
+  CHECK(j["kernel_runs"].get<long long>() <= 300 + 44); // 44 training shapes
+  // On the recorded H100 data (29 configs), a share of exhaustive tuning.
+  const auto sp = test::run_shell(bin + " splits --backend replay:" TILEVOLVE_SOURCE_DIR
+                                        "/data/replay/h100_mm.txt --splits 1 --seeds 1 "
+                                        "--budget 1000 --max-kernel-runs 10% --json 2>/dev/null");
+  REQUIRE(sp.status == 0);
+  const auto s = nlohmann::json::parse(sp.out);
+  CHECK(s["max_kernel_runs"] == "10%");
+  // The cap, and at most one program past it: one config on each of the 106 training keys of
+  // the 3,074 pairs exhaustive tuning would time (about 3.4%).
+  const double used = s["max_kernel_run_fraction"].get<double>();
+  CHECK(used >= 0.10);
+  CHECK(used < 0.14);
+  for (const char* bad : {"0", "150%", "many"}) {
+    const auto r = test::run_shell(bin + " evolve --budget 10 --max-kernel-runs " + bad + " 2>&1");
+    INFO(bad);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("kernel-run budget '" + std::string(bad) + "'") != std::string::npos);
+  }
+}
