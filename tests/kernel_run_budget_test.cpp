@@ -64,16 +64,13 @@ TEST_CASE("kernel_run_budget: options carry it only when set, and refuse bad val
   CHECK(EvolutionOptions::from_json(o.to_json()).kernel_runs == o.kernel_runs);
   o.kernel_runs = KernelRunBudget::parse("1234");
   CHECK(EvolutionOptions::from_json(o.to_json()).kernel_runs.runs == 1234);
-  for (const auto& [key, value] :
-       std::vector<std::pair<std::string, nlohmann::json>>{{"max_kernel_runs", 0},
-                                                           {"max_kernel_runs", "12"},
-                                                           {"max_kernel_runs", 1.5},
-                                                           {"max_kernel_share", 0},
-                                                           {"max_kernel_share", 1.5},
-                                                           {"max_kernel_share", "30%"}}) {
+  const std::vector<std::pair<std::string, nlohmann::json>> bad{
+      {"max_kernel_runs", 0},  {"max_kernel_runs", "12"}, {"max_kernel_runs", 1.5},
+      {"max_kernel_share", 0}, {"max_kernel_share", 1.5}, {"max_kernel_share", "30%"}};
+  for (const auto& field : bad) { // no structured binding: clang 14 refuses one inside INFO
     nlohmann::json j = none;
-    j[key] = value;
-    INFO(j[key].dump());
+    j[field.first] = field.second;
+    INFO(j[field.first].dump());
     CHECK_THROWS_AS(EvolutionOptions::from_json(j), InputError);
   }
 }
