@@ -1,5 +1,6 @@
-// The shape sets in data/shapes/: each loads, and random5000.csv is exactly what
-// scripts/random_shapes.py writes with the arguments its header names.
+// The shape sets in data/shapes/ that scripts write: random5000.csv is exactly what
+// scripts/random_shapes.py writes with the arguments its header names, and six_models.csv what
+// scripts/preset_shapes.py writes from the model presets (through the real binary).
 #include "models/data_dir.hpp"
 #include "models/shape_file.hpp"
 #include "support/shell.hpp"
@@ -43,4 +44,30 @@ TEST_CASE("shape sets: random5000.csv is the script's output, 5,000 distinct sha
   CHECK(test::run_shell("python3 " TILEVOLVE_SOURCE_DIR
                         "/scripts/random_shapes.py --count 0 2>/dev/null")
             .status != 0);
+}
+
+TEST_CASE("shape sets: six_models.csv is the presets' GEMMs, none of them a lecture shape") {
+  const std::string path = data_path("shapes/six_models.csv");
+  const auto made = test::run_shell(
+      "python3 " TILEVOLVE_SOURCE_DIR "/scripts/preset_shapes.py --tilevolve " TILEVOLVE_BINARY
+      " --exclude " TILEVOLVE_SOURCE_DIR
+      "/data/shapes/lecture.csv llama3-405b qwen2.5-7b qwen2.5-72b mixtral-8x7b deepseek-v3 "
+      "gemma2-27b");
+  REQUIRE(made.status == 0);
+  CHECK(made.out == test::read_text(path));
+  const std::vector<Shape> shapes = load_shape_file(path);
+  CHECK(shapes.size() == 297); // 337 GEMMs less the 40 of Mixtral that are Llama-3 8B's
+  std::set<std::tuple<long long, long long, long long>> lecture;
+  for (const Shape& s : load_shape_file(data_path("shapes/lecture.csv")))
+    lecture.insert({s.M, s.N, s.K});
+  int shared = 0;
+  for (const Shape& s : shapes)
+    shared += lecture.count({s.M, s.N, s.K}) > 0;
+  CHECK(shared == 0);
+  // An unknown preset is refused with the binary's message.
+  const auto bad = test::run_shell("python3 " TILEVOLVE_SOURCE_DIR
+                                   "/scripts/preset_shapes.py --tilevolve " TILEVOLVE_BINARY
+                                   " no-such-model 2>&1");
+  CHECK(bad.status != 0);
+  CHECK(bad.out.find("no-such-model") != std::string::npos);
 }
