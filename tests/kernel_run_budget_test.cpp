@@ -6,6 +6,7 @@
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
+#include "ir/text.hpp"
 #include "support/fixtures.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
@@ -102,6 +103,12 @@ TEST_CASE("kernel_run_budget: a capped run is the uncapped run cut short at the 
     INFO(i);
     CHECK(b[i] == a[i]);
   }
+  // Resuming the capped run (its config.json holds the cap) ends where it ended.
+  const EvolutionResult again = Evolution(p, m, o, dirs.at("capped")).resume();
+  CHECK(again.stop_reason == "kernel-run budget");
+  CHECK(again.programs == capped.programs);
+  CHECK(again.counters.to_json() == capped.counters.to_json());
+  CHECK(print_program(again.best.program) == print_program(capped.best.program));
   // The share form caps at that share of exhaustive tuning of the training shapes.
   // (On the analytic model's thousands of configs, a run uses about 1% of that.)
   o.kernel_runs = KernelRunBudget::parse("0.25%");
