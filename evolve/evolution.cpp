@@ -91,8 +91,11 @@ double Evolution::selection_score(double speedup, const Program& p) const {
 }
 
 bool Evolution::kernel_runs_spent() const {
-  const long long cap = options_.kernel_runs.cap(s_->eval.exhaustive_train_runs());
-  return cap > 0 && s_->counters.kernel_runs >= cap;
+  State& s = *s_;
+  if (s.kernel_cap < 0)
+    s.kernel_cap =
+        options_.kernel_runs.any() ? options_.kernel_runs.cap(s.eval.exhaustive_train_runs()) : 0;
+  return s.kernel_cap > 0 && s.counters.kernel_runs >= s.kernel_cap;
 }
 
 Evolution::~Evolution() = default;

@@ -48,6 +48,9 @@ struct Evolution::State {
   Rng rng;
   ProgramDatabase db;
   CascadeEvaluator eval;
+  /// The kernel-run cap in pairs (0 = none), worked out once: counting the configs of a
+  /// measured problem's space is not free, and the loop asks before every program.
+  long long kernel_cap = -1;
   Lineage lineage;
   Counters counters;
   std::map<std::string, Counters> per_op;

@@ -1,6 +1,7 @@
 #include "evolve/kernel_run_budget.hpp"
 
 #include "ir/error.hpp"
+#include "models/json_text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -77,14 +78,15 @@ KernelRunBudget KernelRunBudget::from_json(const nlohmann::json& options) {
   KernelRunBudget b;
   if (options.contains("max_kernel_runs")) {
     const auto& v = options["max_kernel_runs"];
-    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kMaxRuns)
+    if (!json_type_problem<long long>(v).empty() || v.get<long long>() < 1 ||
+        v.get<long long>() > kMaxRuns)
       throw InputError(fmt::format("options.max_kernel_runs: expected a count from 1 to {}, got {}",
                                    kMaxRuns, v.dump()));
     b.runs = v.get<long long>();
   }
   if (options.contains("max_kernel_share")) {
     const auto& v = options["max_kernel_share"];
-    if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() <= 1))
+    if (!json_type_problem<double>(v).empty() || !(v.get<double>() > 0) || !(v.get<double>() <= 1))
       throw InputError(fmt::format(
           "options.max_kernel_share: expected a fraction above 0 and at most 1, got {}", v.dump()));
     b.share = v.get<double>();
