@@ -23,5 +23,7 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 /// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
 /// default, means 0 on the analytic model and 0.02 on recorded or measured timings).
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
+/// --folds K: model selection's cross-validation folds (0 = off).
+void add_folds_option(CLI::App& cmd, int& folds);
 
 } // namespace tv

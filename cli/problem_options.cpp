@@ -52,9 +52,10 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
          "keep the shapes that make up this share of the estimated total time (weight x the "
          "analytic model's time on the GPU), e.g. 0.99; default: all shapes")
       ->check(number_in(0, 1));
-  if (all)
-    cmd.add_option("--test-shapes", spec.test_shapes,
-                   "test on this shape CSV and train on all of the shapes (overrides --split)");
+  cmd.add_option("--test-shapes", spec.test_shapes,
+                 all ? "test on this shape CSV and train on all of the shapes (overrides --split)"
+                     : "test on this shape CSV and train on all of the shapes: one fixed split, "
+                       "the runs differ by seed (overrides --split; --splits must be 1)");
   cmd.add_option("--split", spec.split,
                  all ? "train/test split: random (half/half), random-mnk (half/half keeping each "
                        "(M, N, K) on one side), model:NAME (train on NAME:*), none"

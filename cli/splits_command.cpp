@@ -50,6 +50,8 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                       {"test_fraction_of_oracle", row.tree_test.fraction_of_oracle}}},
                     {"test_gap", row.gap},
                     {"test_gap_to_tree", row.tree_gap},
+                    {"cost_matched_tree", {{"test_median", row.cost_tree_test}}},
+                    {"test_gap_to_cost_matched_tree", row.cost_tree_gap},
                     {"max_kernel_run_fraction", row.max_kernel_fraction}});
   }
   return {
@@ -77,6 +79,9 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"mean_test_gap_to_tree_standard_error",
        std::isfinite(r.mean_tree_gap_se) ? nlohmann::json(r.mean_tree_gap_se) : nlohmann::json()},
       {"splits_at_least_tree", r.splits_at_least_tree},
+      {"folds", r.options.folds},
+      {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
+      {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
       {"max_kernel_run_fraction", r.max_kernel_fraction}};
 }
 
@@ -110,6 +115,7 @@ void add_splits_command(CLI::App& app) {
   add_stagnation_option(*cmd, o->study.stagnation);
   add_kernel_run_budget_option(*cmd, o->study.kernel_runs);
   add_rule_penalty_option(*cmd, o->study.rule_penalty);
+  add_folds_option(*cmd, o->study.folds);
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
       ->check(integer_in(1, 100000))
       ->capture_default_str();

@@ -82,6 +82,8 @@ public:
   long long exhaustive_train_runs() const;
   /// Short category of a static-check reason ("registers", "shared memory", ...).
   static std::string reason_category(const std::string& reason);
+  /// Number of distinct (shape, config) pairs cached.
+  std::size_t cached_pairs() const { return cache_order_.size(); }
   /// The cached pairs (which (shape, config) pairs were measured), for checkpoints.
   nlohmann::json cache_to_json() const;
   /// Restores cached pairs written by cache_to_json, re-reading their values from the

@@ -324,6 +324,34 @@ void refresh_table(Problem& p, const std::vector<Program>& programs, bool full) 
   p.table = std::move(table);
 }
 
+std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
+                                     std::vector<std::size_t> test_rows) {
+  if (train_rows.empty() || test_rows.empty())
+    throw InputError("a sub-problem needs training and test shapes");
+  for (const auto& rows : {train_rows, test_rows})
+    for (std::size_t r : rows)
+      if (r >= p.table->shapes().size())
+        throw InputError(fmt::format("a sub-problem names row {} of a table of {} shapes", r,
+                                     p.table->shapes().size()));
+  auto q = std::make_unique<Problem>();
+  q->spec = p.spec;
+  q->shapes_path = p.shapes_path;
+  q->test_shapes_path = p.test_shapes_path;
+  q->expert_path = p.expert_path;
+  q->gpu = p.gpu;
+  q->expert = p.expert;
+  q->split_description = p.split_description;
+  q->notes = p.notes;
+  q->backend = p.backend;
+  q->table = p.table;
+  q->train_rows = std::move(train_rows);
+  q->test_rows = std::move(test_rows);
+  q->train = std::make_unique<Scorer>(*q->table, q->train_rows, q->expert);
+  q->test = std::make_unique<Scorer>(*q->table, q->test_rows, q->expert);
+  q->dtypes_ = p.dtypes_;
+  return q;
+}
+
 long long full_table_pairs(const Problem& p) {
   return (long long)model_configs(p.gpu, p.dtypes()).size() * (long long)p.table->shapes().size();
 }

@@ -75,8 +75,9 @@ struct Problem {
   /// What loading did beyond reading files: where the GPU profile, shapes or expert came from,
   /// a workload reader's summary, the keep threshold's result. One sentence each.
   std::vector<std::string> notes;
-  std::unique_ptr<TimingBackend> backend;
-  std::unique_ptr<TimeTable> table;
+  /// Shared with the problems sub_problem() makes of this one (folds of the training shapes).
+  std::shared_ptr<TimingBackend> backend;
+  std::shared_ptr<TimeTable> table;
   std::vector<std::size_t> train_rows, test_rows;
   std::unique_ptr<Scorer> train, test;
 
@@ -90,6 +91,8 @@ struct Problem {
 
 private:
   friend std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
+  friend std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
+                                              std::vector<std::size_t> test_rows);
   std::vector<DType> dtypes_;
 };
 
@@ -105,6 +108,12 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
 /// backend. Scorers and evaluators built on the old table must not be used afterwards.
 /// Does nothing for a complete backend.
 void refresh_table(Problem& p, const std::vector<Program>& programs, bool full = false);
+/// A problem on the same table, backend, GPU and expert as `p` whose training and test shapes
+/// are the table rows given (e.g. a fold of p's training shapes and the rest of them): what
+/// model selection evolves on. Throws InputError when either list is empty or holds a row
+/// outside the table.
+std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
+                                     std::vector<std::size_t> test_rows);
 /// The (shape, config) pairs a full table of `p` has: legal configs x shapes.
 long long full_table_pairs(const Problem& p);
 

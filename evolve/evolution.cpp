@@ -11,6 +11,8 @@
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
 #include "evolve/mutators/reply_parser.hpp"
+#include "evolve/refit.hpp"
+#include "eval/decision_tree.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
 #include "evolve/viewer_data.hpp"
@@ -19,14 +21,17 @@
 #include "ir/hash.hpp"
 #include "ir/line_diff.hpp"
 #include "ir/simplify.hpp"
+#include "ir/threshold_placement.hpp"
 #include "ir/text.hpp"
 #include "models/json_text.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -68,6 +73,35 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
   return h;
 }
 
+/// The SEARCH/REPLACE blocks of a reply, re-formatted, or the line diff from the parent to
+/// the child when the reply held no diff (a whole program).
+std::string diff_text_of(const std::string& reply, const std::string& parent_text,
+                         const Program& child) {
+  const ParsedReply parsed = parse_reply(reply);
+  return parsed.kind == ReplyKind::diff ? format_diff(parsed.blocks)
+                                        : format_diff(diff_lines(parent_text, print_program(child)));
+}
+
+/// A decision tree fitted only on the pairs the run timed (refit.hpp: a pair it did not time
+/// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
+/// runs.
+Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
+                         const std::vector<Shape>& train_shapes, int leaves) {
+  std::vector<ShapeFeedback> feedback;
+  for (std::size_t i = 0; i < problem.train_rows.size(); ++i) {
+    ShapeFeedback f;
+    f.shape = train_shapes[i];
+    f.measured = eval.fastest(problem.train_rows[i], std::numeric_limits<std::size_t>::max());
+    feedback.push_back(std::move(f));
+  }
+  RefitChoice choice;
+  choice.max_leaves = leaves;
+  choice.features = default_tree_features();
+  choice.penalty = 1.25;
+  const std::optional<Program> tree = refit_program(feedback, choice);
+  return tree ? *tree : problem.expert;
+}
+
 } // namespace
 
 // Options (to_json, from_json) and run_config: evolution_options.cpp.
@@ -80,14 +114,38 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.budget < 0) throw InputError("budget must not be negative");
   if (options_.database.islands < 1) throw InputError("there must be at least one island");
   if (options_.candidates < 1) throw InputError("candidates must be at least 1");
+  if (options_.folds < 0) throw InputError("folds must not be negative");
+  if (options_.folds == 1) throw InputError("cross-validation needs at least 2 folds (0 = off)");
   if (options_.rule_penalty < 0)
     options_.rule_penalty =
-        dynamic_cast<const AnalyticBackend*>(problem.backend.get()) ? 0.0 : kNoisyRulePenalty;
+        options_.folds > 0 || dynamic_cast<const AnalyticBackend*>(problem.backend.get())
+            ? 0.0
+            : kNoisyRulePenalty;
   if (!(options_.rule_penalty < 1)) throw InputError("the rule penalty must be a fraction below 1");
 }
 
 double Evolution::selection_score(double speedup, const Program& p) const {
-  return speedup * std::pow(1.0 - options_.rule_penalty, double(p.rules.size()));
+  return speedup * std::pow(1.0 - s_->search_penalty, double(p.rules.size()));
+}
+
+Program Evolution::measured_tree(int leaves) const {
+  return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves);
+}
+
+nlohmann::json Evolution::timed_pairs() const {
+  return s_ ? s_->eval.cache_to_json() : nlohmann::json::array();
+}
+
+void Evolution::select_model() {
+  State& s = *s_;
+  ModelSelection m = cross_validate(*problem_, *mutator_, options_);
+  // What the folds timed is the run's: counted once, and known to the main search.
+  s.counters.kernel_runs += m.kernel_runs;
+  s.per_op["selection"].kernel_runs += m.kernel_runs;
+  if (m.kernel_runs > 0 && !std::getenv("TV_NO_PRELOAD")) s.eval.cache_from_json(m.cache);
+  if (s.events)
+    s.events->write({{"event", "selection"}, {"selection", m.to_json(false)}});
+  s.selection = std::move(m);
 }
 
 bool Evolution::kernel_runs_spent() const {
@@ -131,6 +189,7 @@ void Evolution::seed_run() {
     s.db.add(c, s.rng);
   }
   s.best = s.db.best();
+  s.front.offer({c, ev.train.speedup_vs_expert, "seed", ""});
   s.seen.insert(hash_value(expert));
   s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
@@ -275,14 +334,16 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
           s.best = c;
           s.improvements.push_back({s.done, id, c.score, op});
           s.best_reply = reply.text;
-          const ParsedReply parsed = parse_reply(reply.text);
-          s.best_diff = parsed.kind == ReplyKind::diff
-                            ? format_diff(parsed.blocks)
-                            : format_diff(diff_lines(parent_text, print_program(child)));
+          s.best_diff = diff_text_of(reply.text, parent_text, child);
           s.best_op = op;
           s.since_best = 0;
         }
         s.db.add(c, s.rng);
+        if (s.front.improves(program_size(c.program), ev.train.speedup_vs_expert)) {
+          const std::string diff =
+              new_best ? s.best_diff : diff_text_of(reply.text, parent_text, c.program);
+          s.front.offer({c, ev.train.speedup_vs_expert, op, diff});
+        }
         for (std::size_t i = 0; i < ev.train_times.size(); ++i)
           if (ev.train_times[i] < s.best_times[i]) {
             s.best_times[i] = ev.train_times[i];
@@ -402,6 +463,10 @@ void Evolution::step_batch(long long count) {
 
 EvolutionResult Evolution::loop() {
   State& s = *s_;
+  if (options_.folds > 0 && !s.selection) {
+    select_model();
+    if (std::getenv("TV_SEARCH_CV")) s.search_penalty = s.selection->penalty;
+  }
   if (!s.seeded) {
     seed_run();
     if (!dir_.empty()) write_checkpoint();
@@ -468,13 +533,40 @@ EvolutionResult Evolution::run() {
 EvolutionResult Evolution::finish() {
   State& s = *s_;
   EvolutionResult r;
+  r.best_searched = s.best;
   r.best = s.best;
-  r.best_train = problem_->train->score(r.best.program);
-  r.best_test = problem_->test->score(r.best.program);
-  r.best_simplified = simplify(r.best.program);
   r.best_reply = s.best_reply;
   r.best_diff = s.best_diff;
   r.best_op = s.best_op;
+  r.front = s.front;
+  if (s.selection) {
+    // Model selection: the front's choice under the cross-validated charge, its thresholds
+    // placed between the training values it separates.
+    r.selection = *s.selection;
+    if (s.selection->tree_leaves > 0) {
+      r.best.program = measured_tree(s.selection->tree_leaves);
+      r.best.id = 0;
+      r.best_reply.clear();
+      r.best_diff.clear();
+      r.best_op = "refit";
+      r.selected_from = fmt::format("tree {}", s.selection->tree_leaves);
+    } else if (const auto chosen = s.front.choose(s.selection->penalty);
+               chosen && chosen->candidate.id != s.best.id) {
+      r.best = chosen->candidate;
+      r.best_reply = chosen->diff;
+      r.best_diff = chosen->diff;
+      r.best_op = chosen->op;
+    }
+  }
+  if ((s.selection && !std::getenv("TV_NO_PLACE")) || std::getenv("TV_PLACE_F0")) {
+    PlacedThresholds placed = place_thresholds(r.best.program, s.train_shapes, problem_->gpu.units);
+    r.best.program = std::move(placed.program);
+    r.placement = std::move(placed.changes);
+  }
+  r.best_train = problem_->train->score(r.best.program);
+  r.best_test = problem_->test->score(r.best.program);
+  r.best_simplified = simplify(r.best.program);
+  r.cost_matched_tree = measured_tree(problem_->spec.tree_leaves);
   r.counters = s.counters;
   r.per_operator = s.per_op;
   r.improvements = s.improvements;

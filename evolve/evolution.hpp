@@ -12,9 +12,11 @@
 #include "eval/cascade.hpp"
 #include "eval/counters.hpp"
 #include "eval/problem.hpp"
+#include "evolve/complexity_front.hpp"
 #include "evolve/database.hpp"
 #include "evolve/kernel_run_budget.hpp"
 #include "evolve/lineage.hpp"
+#include "evolve/model_selection.hpp"
 #include "evolve/mutator.hpp"
 
 #include <cstdint>
@@ -55,11 +57,17 @@ struct EvolutionOptions {
   /// beats the other's by more than this fraction (the run-to-run noise of a measuring
   /// backend; 0 = any gain counts).
   double noise_threshold = 0;
-  /// Selection charges each rule this fraction of a program's train speedup (the database
-  /// ranks speedup x (1 - rule_penalty)^rules), so a rule must win more than that to stay:
-  /// on recorded or measured timings it keeps rules from fitting measurement noise. Reports
-  /// show the plain speedup. Negative: 0 on the analytic model, kNoisyRulePenalty otherwise.
+  /// The search charges each rule this fraction of a program's train speedup (the database
+  /// ranks speedup x (1 - rule_penalty)^rules). Reports show the plain speedup. Negative: 0
+  /// with model selection (folds > 0), where cross-validation decides how many rules the
+  /// result may keep; without it 0 on the analytic model and kNoisyRulePenalty otherwise.
   double rule_penalty = -1;
+  /// Model selection (model_selection.hpp): cross-validation over this many folds of the
+  /// training shapes chooses the charge per rule by which the result is picked from the run's
+  /// complexity front, and the result's thresholds are placed between training values
+  /// (threshold_placement.hpp). 0: the result is the best training score, thresholds as
+  /// evolved (the behaviour before model selection).
+  int folds = 4;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;
@@ -105,6 +113,21 @@ struct EvolutionResult {
   double seconds = 0;
   bool resumed = false;
   nlohmann::json mutator_stats; ///< the mutator's cost statistics (null for the mock)
+  /// The best program per rule count the run evaluated (training speedups).
+  ComplexityFront front;
+  /// What cross-validation chose (folds = 0 when it did not run).
+  ModelSelection selection;
+  /// The program the search ranked best (before model selection and threshold placement);
+  /// `best` is the run's result.
+  Candidate best_searched;
+  /// The thresholds moved between training values, one line each.
+  std::vector<std::string> placement;
+  /// The decision-tree baseline fitted on the pairs this run timed, no others (the tree a
+  /// user with the same kernel runs would get), with the problem's leaf limit.
+  Program cost_matched_tree;
+  /// "front": the result is the front's choice; "tree N": cross-validation preferred a tree of
+  /// N leaves refitted on the run's measurements (measured_tree) to every choice of the front.
+  std::string selected_from = "front";
 };
 
 /// One run.
@@ -121,6 +144,11 @@ public:
   /// with the options and problem in dir/config.json); throws InputError for a corrupt,
   /// truncated or mismatched checkpoint.
   EvolutionResult resume();
+  /// The (shape, config) pairs the run timed, in CascadeEvaluator::cache_to_json form.
+  nlohmann::json timed_pairs() const;
+  /// A decision tree of at most `leaves` leaves fitted on the pairs the run timed so far, no
+  /// others (a pair it did not time counts as 1.25 x the shape's fastest timed one).
+  Program measured_tree(int leaves) const;
   /// Called after every batch (e.g. for a progress line).
   void on_progress(std::function<void(const Progress&)> f) { progress_ = std::move(f); }
   /// The run's config.json content for `problem` and `options`.
@@ -134,6 +162,8 @@ private:
   /// True once the run has timed as many pairs as options().kernel_runs allows.
   bool kernel_runs_spent() const;
   struct Child;
+  /// Runs cross-validation (model_selection.hpp) and hands what it timed to the run.
+  void select_model();
   EvolutionResult loop();
   MutationRequest make_request(const ParentSample& sample);
   Child settle(const ParentSample& sample, const std::string& parent_text,

@@ -52,6 +52,10 @@ void Evolution::write_checkpoint() {
   st["best_diff"] = s.best_diff;
   st["best_op"] = s.best_op;
   st["history"] = s.history.to_json();
+  st["front"] = s.front.to_json();
+  st["search_penalty"] = s.search_penalty;
+  // Without its pairs: they are in the run's cache below.
+  if (s.selection) st["selection"] = s.selection->to_json(false);
   if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
   st["cache"] = s.eval.cache_to_json();
   st["events_offset"] = s.events ? s.events->sync() : 0;
@@ -106,6 +110,12 @@ void Evolution::load_checkpoint() {
   s.best_op = get_field<std::string>(st, "best_op", w);
   if (st.contains("history"))
     s.history = AttemptHistory::from_json(get_field<nlohmann::json>(st, "history", w));
+  if (st.contains("front"))
+    s.front = ComplexityFront::from_json(get_field<nlohmann::json>(st, "front", w));
+  if (st.contains("search_penalty"))
+    s.search_penalty = get_field<double>(st, "search_penalty", w);
+  if (st.contains("selection"))
+    s.selection = ModelSelection::from_json(get_field<nlohmann::json>(st, "selection", w));
   if (st.contains("mutator"))
     mutator_->restore(get_field<nlohmann::json>(st, "mutator", w));
   else if (!mutator_->state().is_null())

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,7 +42,7 @@ template <class T> T get_field(const nlohmann::json& j, const char* key, const c
 /// Everything a run carries between batches (and writes to / reads from its checkpoint).
 struct Evolution::State {
   State(const Problem& p, const EvolutionOptions& o)
-      : rng(o.seed), db(o.database), eval(p, o.cascade) {
+      : rng(o.seed), db(o.database), eval(p, o.cascade), search_penalty(o.rule_penalty) {
     for (auto r : p.train_rows)
       train_shapes.push_back(p.shape(r));
   }
@@ -56,6 +57,9 @@ struct Evolution::State {
   std::map<std::string, Counters> per_op;
   std::vector<Improvement> improvements;
   Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
+  ComplexityFront front;                  ///< the best program per rule count
+  std::optional<ModelSelection> selection; ///< set once cross-validation ran
+  double search_penalty = 0;              ///< the charge per rule the search ranks by
   std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
   std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
   std::vector<double> best_times;     ///< best time seen per training shape

@@ -26,6 +26,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"noise_threshold", noise_threshold},
                    {"rule_penalty", rule_penalty},
                    {"confirm_samples", confirm_samples},
+                   {"folds", folds},
                    {"database",
                     {{"islands", database.islands},
                      {"island_capacity", database.island_capacity},
@@ -76,6 +77,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);
   o.kernel_runs = KernelRunBudget::from_json(j);
   if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
+  // Runs written before model selection returned their best training score: no folds.
+  o.folds = j.contains("folds") ? get_field<int>(j, "folds", w) : 0;
   if (c.contains("analytic_probes"))
     o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
   return o;

@@ -120,6 +120,10 @@ MockLlm::MockLlm(Gpu gpu, MockLlmOptions options) : gpu_(std::move(gpu)), option
   }
 }
 
+std::unique_ptr<Mutator> MockLlm::fork() const {
+  return std::make_unique<MockLlm>(*this);
+}
+
 std::string MockLlm::name() const {
   return name_for(options_);
 }

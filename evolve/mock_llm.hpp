@@ -90,6 +90,8 @@ public:
   /// As propose(), also returning the intended child (applying the reply's diff to the parent
   /// text and parsing the result gives exactly this program).
   MockProposal propose_detailed(const MutationRequest& request) const;
+  /// A mock with the same device and options.
+  std::unique_ptr<Mutator> fork() const override;
 
 private:
   Gpu gpu_; ///< the device, with its config-space lists sorted ascending

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,9 @@ public:
   virtual void restore(const nlohmann::json& /*state*/) {}
   /// Cost statistics for the summary and the end event (null = none).
   virtual nlohmann::json stats() const { return nullptr; }
+  /// A fresh mutator of the same kind and settings for another search (a cross-validation
+  /// fold), or nullptr when this one cannot be copied cheaply (a language model).
+  virtual std::unique_ptr<Mutator> fork() const { return nullptr; }
 };
 
 } // namespace tv

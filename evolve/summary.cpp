@@ -10,6 +10,19 @@
 
 namespace tv {
 
+MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& r) {
+  MethodResult m;
+  m.key = "tree_cost_matched";
+  m.label = fmt::format("decision tree on the run's pairs ({} leaves)",
+                        r.cost_matched_tree.rules.size() + 1);
+  m.program = r.cost_matched_tree;
+  m.train = problem.train->score(r.cost_matched_tree);
+  m.test = problem.test->score(r.cost_matched_tree);
+  m.kernel_runs = r.counters.kernel_runs;
+  m.cost_note = "the evolution's own kernel runs, no more";
+  return m;
+}
+
 nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                             const std::vector<MethodResult>& baselines) {
   nlohmann::json j{{"command", "evolve"}, {"problem", problem_json(problem)}};
@@ -20,10 +33,18 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"simplified_rules", r.best_simplified.rules.size()},
                {"op", r.best_op},
                {"diff", r.best_diff}};
+  if (r.selection.folds > 0) {
+    j["selection"] = r.selection.to_json(false);
+    j["selection"]["searched_best"] = {{"id", r.best_searched.id},
+                                       {"rules", r.best_searched.program.rules.size()}};
+    j["selection"]["placed_thresholds"] = r.placement;
+  }
   j["train"] = score_json(r.best_train);
   j["test"] = score_json(r.best_test);
   for (const auto& m : baselines)
     j["baselines"][m.key] = method_json(m);
+  const MethodResult cm = cost_matched_method(problem, r);
+  j["baselines"][cm.key] = method_json(cm);
   j["counters"] = r.counters.to_json();
   for (const auto& [op, c] : r.per_operator)
     j["per_operator"][op] = c.to_json();
@@ -41,6 +62,42 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
   return j;
 }
 
+std::string selection_text(const EvolutionResult& r) {
+  const ModelSelection& m = r.selection;
+  if (m.folds == 0) return "";
+  const auto rules = [](std::size_t n) { return fmt::format("{} rule{}", n, n == 1 ? "" : "s"); };
+  std::string out = fmt::format(
+      "Model selection: {}-fold cross-validation on the training shapes ({} kernel runs, "
+      "counted in the cost below) compared the procedures below on the folds held out; ",
+      m.folds, thousands(m.kernel_runs));
+  out += m.tree_leaves > 0
+             ? fmt::format("a tree of {} leaves refitted on the run's measurements did best, so "
+                           "it is the result ({}; the search's best training score had {}).\n",
+                           m.tree_leaves, rules(r.best.program.rules.size()),
+                           rules(r.best_searched.program.rules.size()))
+             : fmt::format("the run's front under a charge of {:g}% per comparison did best, so "
+                           "the result is its choice ({}; the search's best training score had "
+                           "{}).\n",
+                           100 * m.penalty, rules(r.best.program.rules.size()),
+                           rules(r.best_searched.program.rules.size()));
+  TextTable t({"procedure", "held-out speedup", "comparisons (mean of folds)", ""});
+  for (std::size_t i = 0; i < m.penalties.size(); ++i)
+    t.add({fmt::format("front, charge {:g}% per comparison", 100 * m.penalties[i]),
+           fmt::format("{:.4f}x", m.held_out[i]), fmt::format("{:.1f}", m.mean_rules[i]),
+           m.tree_leaves == 0 && m.penalties[i] == m.penalty ? "chosen" : ""});
+  for (std::size_t i = 0; i < m.leaves.size(); ++i)
+    t.add({fmt::format("tree of {} leaves on the run's measurements", m.leaves[i]),
+           fmt::format("{:.4f}x", m.tree_held_out[i]), "",
+           m.tree_leaves == m.leaves[i] ? "chosen" : ""});
+  out += t.str();
+  if (!r.placement.empty()) {
+    out += "Thresholds placed between the training values they separate:\n";
+    for (const std::string& line : r.placement)
+      out += "  " + line + "\n";
+  }
+  return out + "\n";
+}
+
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines) {
   std::string out = fmt::format("tilevolve evolve\n{}", problem_header(problem));
@@ -54,12 +111,14 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   evo.kernel_runs = r.counters.kernel_runs;
   std::vector<MethodResult> rows = baselines;
   rows.insert(rows.begin() + 1, evo);
+  rows.push_back(cost_matched_method(problem, r));
   out += methods_table(rows) + "\n";
   out += fmt::format("Best program: {} rules, {} after simplification (behaviour unchanged):\n{}\n",
                      r.best.program.rules.size(), r.best_simplified.rules.size(),
                      print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  out += selection_text(r);
   const Counters& c = r.counters;
   TextTable cost({"cost", "count"});
   cost.add({"programs proposed", thousands(c.proposed)});
@@ -77,7 +136,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   out += cost.str() + "\n";
   TextTable ops({"operator", "proposed", "full", "better than parent", "new best", "success"});
   for (const auto& [op, oc] : r.per_operator) {
-    if (op == "seed") continue;
+    if (op == "seed" || op == "selection") continue;
     ops.add({op, thousands(oc.proposed), thousands(oc.full), thousands(oc.improved),
              thousands(oc.new_best),
              fmt::format("{:.1f}%", oc.proposed ? 100.0 * oc.improved / oc.proposed : 0.0)});

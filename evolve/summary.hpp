@@ -14,6 +14,12 @@ namespace tv {
 /// the same form, counters (total and per operator), improvements, cost figures.
 nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                             const std::vector<MethodResult>& baselines);
+/// The decision tree fitted on the pairs the run timed (EvolutionResult::cost_matched_tree) as
+/// a method row, key "tree_cost_matched".
+MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& r);
+/// What model selection chose and why (the held-out speedup per charge) and the thresholds it
+/// moved; empty when the run had no model selection.
+std::string selection_text(const EvolutionResult& r);
 /// The end-of-run report for a terminal.
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines);

@@ -19,11 +19,13 @@ namespace tv {
 /// What a split study runs.
 struct SplitStudyOptions {
   /// The problem: GPU, shapes, expert, backend, and the kind of split ("random" or
-  /// "random-mnk"); its split seed is set per split.
+  /// "random-mnk"); its split seed is set per split. With test_shapes set, the one fixed
+  /// train/test pair it names is the only split (the runs differ by seed alone).
   ProblemSpec problem;
   long long budget = 1000;     ///< programs per run
   long long stagnation = 0;    ///< stop a run after this many programs without a new best (0 = off)
   double rule_penalty = -1;    ///< per-rule selection charge (-1 = the backend's default)
+  int folds = 4;               ///< model selection's folds (EvolutionOptions::folds)
   KernelRunBudget kernel_runs; ///< cap on each run's kernel runs (none by default)
   int splits = 10;             ///< random splits, split seeds 0 .. splits-1
   int seeds = 5;               ///< evolution seeds 0 .. seeds-1 on every split
@@ -42,6 +44,9 @@ struct SplitRow {
   SeedStudy evolved;   ///< the runs, in seed order
   double gap = 0;      ///< median evolved test fraction of the oracle minus the per-M table's
   double tree_gap = 0; ///< median evolved test fraction of the oracle minus the tree's
+  /// Median over the runs of the test figure of the tree fitted on each run's own timed pairs
+  /// (EvolutionResult::cost_matched_tree), and the evolved median minus it.
+  double cost_tree_test = 0, cost_tree_gap = 0;
   /// The largest kernel runs of a run, as a fraction of exhaustive tuning of the train half.
   double max_kernel_fraction = 0;
 };
@@ -58,6 +63,8 @@ struct SplitStudyResult {
   double mean_tree_gap = 0;   ///< mean of the rows' gaps to the decision tree
   double mean_tree_gap_se = 0;
   int splits_at_least_tree = 0;
+  double mean_cost_tree_gap = 0; ///< mean of the rows' gaps to the cost-matched tree
+  int splits_at_least_cost_tree = 0;
   double max_kernel_fraction = 0; ///< the largest over all runs
   Report report;
 };

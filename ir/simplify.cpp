@@ -13,6 +13,13 @@
 ///     spelling and their order (`M < 129` is never rewritten). Bounds equal to the domain's
 ///     edges need no term (`M >= 1` disappears), so a condition can become empty (`if True:`).
 ///     A condition with an empty box is left as it is: its rule is removed in step 2.
+///  1b. Drop comparisons implied by earlier rules, first rule first and, within a rule, last
+///     comparison first: a comparison goes when every shape that fails it but passes the rule's
+///     other comparisons is decided by an earlier rule (`if M <= 16: A` then `if M > 16 and
+///     N <= 4096: B` becomes `if N <= 4096: B`). Dropping one only enlarges its rule's box,
+///     which can make later rules' comparisons implied (they are checked after it) but never
+///     makes an already kept one implied, and steps 2 and 3 only remove rules: none becomes
+///     implied afterwards, so one pass suffices.
 ///  2. One backward pass, last rule first: a rule is removed when every shape it decides would
 ///     get the same config from the next matching later rule or from the default (a rule that
 ///     never fires decides no shape, so it always goes). Later rules go first because removing
@@ -192,6 +199,39 @@ public:
     return out;
   }
 
+  /// True when comparison k of rule i can go: every shape that passes the rule's other
+  /// comparisons but fails comparison k is decided by an earlier rule (`boxes` are the rules'
+  /// boxes), so the rule decides the same shapes without it.
+  bool implied_by_earlier(const std::vector<Rule>& rules, const std::vector<Box>& boxes,
+                          std::size_t i, std::size_t k) const {
+    const Condition& c = rules[i].condition;
+    Comparison negated = c.terms[k];
+    switch (negated.op) {
+    case CmpOp::le:
+      negated.op = CmpOp::gt;
+      break;
+    case CmpOp::lt:
+      negated.op = CmpOp::ge;
+      break;
+    case CmpOp::gt:
+      negated.op = CmpOp::le;
+      break;
+    case CmpOp::ge:
+      negated.op = CmpOp::lt;
+      break;
+    case CmpOp::eq:
+      return false;
+    }
+    Condition outside = c;
+    outside.terms[k] = negated;
+    const Box b = box(outside);
+    if (b.empty()) return true;
+    std::vector<Box> pieces{b};
+    for (std::size_t j = 0; j < i && !pieces.empty(); ++j)
+      subtract(pieces, boxes[j]);
+    return pieces.empty();
+  }
+
 private:
   /// Per coordinate, the fewest comparisons giving the same interval (untightened).
   Condition clean_bounds(const Condition& c) const {
@@ -326,6 +366,15 @@ Program simplify(const Program& p) {
   for (const auto& r : p.rules)
     out.rules.push_back(Rule{g.clean(r.condition), r.config});
   std::vector<Box> boxes = g.boxes_of(out.rules);
+  // Comparisons implied by the rules before them (`M > 16` after a rule that took M <= 16).
+  for (std::size_t i = 0; i < out.rules.size(); ++i) {
+    auto& terms = out.rules[i].condition.terms;
+    for (std::size_t k = terms.size(); k-- > 0;)
+      if (g.implied_by_earlier(out.rules, boxes, i, k)) {
+        terms.erase(terms.begin() + std::ptrdiff_t(k));
+        boxes[i] = g.box(out.rules[i].condition);
+      }
+  }
   for (;;) {
     for (std::size_t i = out.rules.size(); i-- > 0;) {
       if (g.decided_as(g.region(boxes, i), out.rules, boxes, i + 1, out.default_config,

@@ -584,3 +584,24 @@ TEST_CASE("simplify: drop_unexercised_rules keeps decisions on the given shapes"
   big.K = 4096;
   CHECK(wide.choose(big) == p.rules[2].config);
 }
+
+TEST_CASE("simplify drops comparisons implied by earlier rules") {
+  Program p;
+  p.rules.push_back(Rule{Condition{{M(CmpOp::le, 16)}}, cfg(16)});
+  p.rules.push_back(Rule{Condition{{M(CmpOp::gt, 16), N(CmpOp::le, 4096)}}, cfg(32)});
+  p.rules.push_back(Rule{Condition{{N(CmpOp::gt, 4096), M(CmpOp::ge, 17), K(CmpOp::le, 64)}}, cfg(64)});
+  p.default_config = cfg(128);
+  const Program s = simplify(p);
+  REQUIRE(s.rules.size() == 3);
+  CHECK(s.rules[1].condition.terms == std::vector<Comparison>{N(CmpOp::le, 4096)});
+  // M >= 17 is implied by rule 1; N > 4096 by rule 2 once rule 2 reads `N <= 4096` alone.
+  CHECK(s.rules[2].condition.terms == std::vector<Comparison>{K(CmpOp::le, 64)});
+  CHECK(equivalent(p, s));
+  CHECK(simplify(s) == s);
+  // Not implied: the earlier rule covers only part of what the comparison excludes.
+  Program q;
+  q.rules.push_back(Rule{Condition{{M(CmpOp::le, 16), N(CmpOp::le, 100)}}, cfg(16)});
+  q.rules.push_back(Rule{Condition{{M(CmpOp::gt, 16)}}, cfg(32)});
+  q.default_config = cfg(128);
+  CHECK(simplify(q).rules[1].condition.terms == std::vector<Comparison>{M(CmpOp::gt, 16)});
+}

@@ -1,0 +1,173 @@
+#include "evolve/model_selection.hpp"
+
+#include "eval/cascade.hpp"
+#include "evolve/evolution.hpp"
+#include "evolve/mock_llm.hpp"
+#include "ir/error.hpp"
+#include "ir/hash.hpp"
+#include "ir/rng.hpp"
+#include "ir/threshold_placement.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+
+namespace tv {
+
+std::vector<double> selection_penalties() {
+  if (std::getenv("TV_GRID0")) return {0.0};
+  return {0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05};
+}
+
+std::vector<int> selection_tree_leaves() {
+  return {2, 3, 4, 6, 8, 12, 16};
+}
+
+nlohmann::json ModelSelection::to_json(bool with_cache) const {
+  nlohmann::json j{{"folds", folds},
+                   {"penalties", penalties},
+                   {"held_out", held_out},
+                   {"mean_sizes", mean_rules},
+                   {"penalty", penalty},
+                   {"leaves", leaves},
+                   {"tree_held_out", tree_held_out},
+                   {"tree_leaves", tree_leaves},
+                   {"kernel_runs", kernel_runs}};
+  if (with_cache) j["cache"] = cache;
+  return j;
+}
+
+ModelSelection ModelSelection::from_json(const nlohmann::json& j) {
+  ModelSelection m;
+  try {
+    m.folds = j.at("folds").get<int>();
+    m.penalties = j.at("penalties").get<std::vector<double>>();
+    m.held_out = j.at("held_out").get<std::vector<double>>();
+    m.mean_rules = j.at("mean_sizes").get<std::vector<double>>();
+    m.penalty = j.at("penalty").get<double>();
+    m.leaves = j.at("leaves").get<std::vector<int>>();
+    m.tree_held_out = j.at("tree_held_out").get<std::vector<double>>();
+    m.tree_leaves = j.at("tree_leaves").get<int>();
+    m.kernel_runs = j.at("kernel_runs").get<long long>();
+    m.cache = j.contains("cache") ? j.at("cache") : nlohmann::json::array();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("model selection: malformed ({})", e.what()));
+  }
+  if (m.held_out.size() != m.penalties.size() || m.mean_rules.size() != m.penalties.size() ||
+      m.tree_held_out.size() != m.leaves.size() || !(m.penalty >= 0 && m.penalty < 1) ||
+      m.tree_leaves < 0)
+    throw InputError("model selection: inconsistent fields");
+  return m;
+}
+
+namespace {
+
+/// The training rows dealt into `k` folds after a seeded shuffle.
+std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,
+                                                 std::uint64_t seed) {
+  Rng rng(hash_mix(seed, 0x666f6c6473ULL)); // "folds"
+  rng.shuffle(rows);
+  std::vector<std::vector<std::size_t>> folds(static_cast<std::size_t>(k));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    folds[i % std::size_t(k)].push_back(rows[i]);
+  for (auto& f : folds)
+    std::sort(f.begin(), f.end());
+  return folds;
+}
+
+} // namespace
+
+ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
+                              const EvolutionOptions& options) {
+  ModelSelection out;
+  out.penalties = selection_penalties();
+  out.held_out.assign(out.penalties.size(), 0.0);
+  out.mean_rules.assign(out.penalties.size(), 0.0);
+  out.leaves = selection_tree_leaves();
+  out.tree_held_out.assign(out.leaves.size(), 0.0);
+  out.cache = nlohmann::json::array();
+  const std::size_t n = problem.train_rows.size();
+  const int k = std::min<int>(options.folds, int(n / 2));
+  if (k < 2) return out;
+  out.folds = k;
+  const auto folds = deal_folds(problem.train_rows, k, options.seed);
+
+  CascadeEvaluator pairs(problem, options.cascade); // the union of what the folds timed
+  nlohmann::json timed = nlohmann::json::array();
+  const auto collect = [&](const nlohmann::json& cache) {
+    for (const auto& e : cache)
+      timed.push_back(e);
+  };
+  double weight_total = 0;
+  for (int f = 0; f < k; ++f) {
+    std::vector<std::size_t> fit_rows;
+    for (int g = 0; g < k; ++g)
+      if (g != f) fit_rows.insert(fit_rows.end(), folds[g].begin(), folds[g].end());
+    std::sort(fit_rows.begin(), fit_rows.end());
+    const auto fit = sub_problem(problem, fit_rows, folds[f]);
+    const auto held = sub_problem(problem, folds[f], fit_rows);
+
+    EvolutionOptions fo = options;
+    fo.folds = 0;
+    fo.seed = hash_mix(options.seed, std::uint64_t(f) + 1);
+    std::unique_ptr<Mutator> m = mutator.fork();
+    if (!m) m = std::make_unique<MockLlm>(problem.gpu, mock_options_for(problem, {}));
+    Evolution run(*fit, *m, fo);
+    const EvolutionResult r = run.run();
+    collect(run.timed_pairs());
+
+    std::vector<Shape> fit_shapes;
+    for (std::size_t row : fit_rows)
+      fit_shapes.push_back(problem.shape(row));
+    CascadeEvaluator held_eval(*held, options.cascade);
+    std::map<std::uint64_t, double> log_speedup_of; // by program id
+    const double w = double(folds[f].size());
+    weight_total += w;
+    const auto held_out_log = [&](const Program& placed) {
+      const Evaluation ev = held_eval.evaluate(placed, 0.0);
+      // A choice that cannot be timed on the held-out fold counts as a large loss (as the
+      // expert's time it would flatter it), so it is never chosen.
+      return ev.stage == Stage::full && ev.train.valid ? std::log(ev.train.speedup_vs_expert)
+                                                        : -std::log(2.0);
+    };
+    for (std::size_t i = 0; i < out.leaves.size(); ++i)
+      out.tree_held_out[i] += w * held_out_log(run.measured_tree(out.leaves[i]));
+    for (std::size_t i = 0; i < out.penalties.size(); ++i) {
+      const auto e = r.front.choose(out.penalties[i]);
+      if (!e) throw std::logic_error("cross-validation: a fold run has an empty front");
+      auto it = log_speedup_of.find(e->candidate.id);
+      if (it == log_speedup_of.end()) {
+        const Program placed =
+            std::getenv("TV_NO_PLACE") ? e->candidate.program : place_thresholds(e->candidate.program, fit_shapes, problem.gpu.units).program;
+        it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
+      }
+      out.held_out[i] += w * it->second;
+      out.mean_rules[i] += double(e->candidate.program.rules.size()) / double(k);
+    }
+    collect(held_eval.cache_to_json());
+  }
+  for (double& v : out.held_out)
+    v = std::exp(v / weight_total);
+  std::size_t pick = 0;
+  for (std::size_t i = 1; i < out.penalties.size(); ++i)
+    if (out.held_out[i] >= out.held_out[pick]) pick = i; // ties: the larger charge
+  out.penalty = out.penalties[pick];
+  for (double& v : out.tree_held_out)
+    v = std::exp(v / weight_total);
+  if (std::getenv("TV_CV_TREES"))
+    for (std::size_t i = 0; i < out.leaves.size(); ++i)
+      if (out.tree_held_out[i] > std::max(out.held_out[pick], out.tree_leaves > 0
+                                                                  ? out.tree_held_out[std::size_t(
+                                                                        std::find(out.leaves.begin(), out.leaves.end(), out.tree_leaves) - out.leaves.begin())]
+                                                                  : 0.0))
+        out.tree_leaves = out.leaves[i];
+  pairs.cache_from_json(timed);
+  out.cache = pairs.cache_to_json();
+  out.kernel_runs = pairs.cached_pairs();
+  return out;
+}
+
+} // namespace tv

@@ -1,0 +1,118 @@
+#include "evolve/model_selection.hpp"
+
+#include "evolve/evolution.hpp"
+#include "evolve/mock_llm.hpp"
+#include "ir/error.hpp"
+#include "ir/simplify.hpp"
+#include "ir/text.hpp"
+#include "ir/threshold_placement.hpp"
+#include "support/fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace tv;
+
+namespace {
+
+EvolutionOptions options(std::uint64_t seed, int folds) {
+  EvolutionOptions o;
+  o.seed = seed;
+  o.budget = 160;
+  o.folds = folds;
+  return o;
+}
+
+std::vector<Shape> train_shapes(const Problem& p) {
+  std::vector<Shape> out;
+  for (auto r : p.train_rows)
+    out.push_back(p.shape(r));
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("cross-validation picks a charge from the grid, the same for the same seed") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  const ModelSelection a = cross_validate(p, m, options(1, 3));
+  const ModelSelection b = cross_validate(p, m, options(1, 3));
+  CHECK(a.to_json() == b.to_json());
+  CHECK(a.folds == 3);
+  REQUIRE(a.penalties == selection_penalties());
+  REQUIRE(a.held_out.size() == a.penalties.size());
+  for (double v : a.held_out)
+    CHECK(v > 0.5);
+  // The chosen charge is one whose held-out figure is the best (the larger one on ties).
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < a.held_out.size(); ++i)
+    if (a.held_out[i] >= a.held_out[best]) best = i;
+  CHECK(a.penalty == a.penalties[best]);
+  // Charges only remove rules: the folds' choices get no larger as the charge grows.
+  for (std::size_t i = 1; i < a.mean_rules.size(); ++i)
+    CHECK(a.mean_rules[i] <= a.mean_rules[i - 1]);
+  CHECK(a.kernel_runs > 0);
+  CHECK(ModelSelection::from_json(a.to_json()).to_json() == a.to_json());
+  CHECK_THROWS_AS(ModelSelection::from_json(nlohmann::json{{"folds", 2}}), InputError);
+}
+
+TEST_CASE("too few training shapes: no cross-validation") {
+  ProblemSpec spec;
+  spec.gpu = "h100";
+  spec.inline_shapes = {"1,4096,4096", "64,4096,4096", "1024,4096,4096"};
+  spec.split = "none";
+  auto p = load_problem(spec);
+  MockLlm m(p->gpu);
+  const ModelSelection s = cross_validate(*p, m, options(0, 4));
+  CHECK(s.folds == 0);
+  CHECK(s.penalty == 0);
+  CHECK(s.kernel_runs == 0);
+}
+
+TEST_CASE("a run with model selection returns its front's choice, thresholds placed") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  const EvolutionResult r = Evolution(p, m, options(2, 3)).run();
+  REQUIRE(r.selection.folds == 3);
+  const auto chosen = r.front.choose(r.selection.penalty);
+  REQUIRE(chosen.has_value());
+  CHECK(r.best.id == chosen->candidate.id);
+  // Placement keeps every training decision, so the training figure is the front's.
+  const auto train = train_shapes(p);
+  for (const Shape& s : train)
+    CHECK(r.best.program.choose(s) == chosen->candidate.program.choose(s));
+  CHECK(r.best_train.speedup_vs_expert == doctest::Approx(chosen->speedup).epsilon(1e-12));
+  CHECK(place_thresholds(r.best.program, train, p.gpu.units).program == r.best.program);
+  CHECK(equivalent(r.best.program, r.best_simplified));
+  // What the folds timed counts once, as its own line of the cost.
+  CHECK(r.per_operator.at("selection").kernel_runs == r.selection.kernel_runs);
+  CHECK(r.counters.kernel_runs >= r.selection.kernel_runs);
+  // The search's own best is kept beside the result.
+  CHECK(r.best_searched.program.rules.size() >= r.best.program.rules.size());
+  // The cost-matched tree is a real program of the problem's configs.
+  CHECK(p.test->score(r.cost_matched_tree).valid);
+}
+
+TEST_CASE("without folds the run returns the best training score, as before") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  const EvolutionResult r = Evolution(p, m, options(2, 0)).run();
+  CHECK(r.selection.folds == 0);
+  CHECK(r.best.id == r.best_searched.id);
+  CHECK(r.best.program == r.best_searched.program);
+  CHECK(r.placement.empty());
+  CHECK(r.per_operator.count("selection") == 0);
+}
+
+TEST_CASE("old run configurations without 'folds' read back with model selection off") {
+  nlohmann::json j = options(0, 4).to_json();
+  CHECK(EvolutionOptions::from_json(j).folds == 4);
+  j.erase("folds");
+  CHECK(EvolutionOptions::from_json(j).folds == 0);
+}
+
+TEST_CASE("fold counts below 2 other than 0 are refused") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  CHECK_THROWS_AS(Evolution(p, m, options(0, 1)), InputError);
+  CHECK_THROWS_AS(Evolution(p, m, options(0, -1)), InputError);
+}
