@@ -39,7 +39,7 @@ TEST_CASE("catalogue: every language has exactly the English keys, with the same
   }
 }
 
-TEST_CASE("catalogue: placeholders are filled by name; braces are escaped by doubling") {
+TEST_CASE("catalogue: placeholders are filled by name, and braces are escaped by doubling") {
   const Catalogue c("xx", "xx.json",
                     {{"a", "{n} runs of {what}, {{literal}}"}, {"b", "no {missing}"}, {"c", "x"}});
   CHECK(c.text("a", {{"n", "12"}, {"what", "kernels"}}) == "12 runs of kernels, {literal}");
