@@ -52,8 +52,8 @@ void add_lecture_command(CLI::App& app) {
       ->capture_default_str();
   add_threads_option(*cmd, o->lecture.threads);
   cmd->add_option("--lang", o->lecture.lang,
-                  "language of everything the lecture prints and writes: a catalogue under "
-                  "data/lang (en, zh)")
+                  "language of everything the lecture prints and writes (a catalogue "
+                  "data/lang/LANG.json)")
       ->check(CLI::IsMember(catalogue_languages()))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "write report.md and the SVG plots into this directory");
