@@ -3,9 +3,11 @@
 #include "cli/experiment_options.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
+#include "experiments/catalogue.hpp"
 #include "experiments/lecture.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 
 namespace tv {
@@ -19,17 +21,18 @@ struct LectureCommandOptions {
 
 void run_lecture_command(const LectureCommandOptions& o) {
   check_report_dir(o.out);
+  const Catalogue cat = load_catalogue(o.lecture.lang);
   const LectureResult r = run_lecture(o.lecture);
   fmt::print("{}", r.report.text());
   if (!o.out.empty()) {
     r.report.write(o.out);
-    fmt::print("\nReport written to {}/report.md with {} plots (", o.out, r.report.files.size());
-    bool first = true;
-    for (const auto& [name, content] : r.report.files) {
-      fmt::print("{}{}", first ? "" : ", ", name);
-      first = false;
-    }
-    fmt::print(").\n");
+    std::vector<std::string> names;
+    for (const auto& file : r.report.files)
+      names.push_back(file.first);
+    fmt::print("\n{}\n",
+               cat.text("cli.written", {{"dir", o.out},
+                                        {"count", std::to_string(names.size())},
+                                        {"files", fmt::format("{}", fmt::join(names, ", "))}}));
   }
 }
 
@@ -48,6 +51,11 @@ void add_lecture_command(CLI::App& app) {
       ->check(integer_in(1, 10000))
       ->capture_default_str();
   add_threads_option(*cmd, o->lecture.threads);
+  cmd->add_option("--lang", o->lecture.lang,
+                  "language of everything the lecture prints and writes (a catalogue "
+                  "data/lang/LANG.json)")
+      ->check(CLI::IsMember(catalogue_languages()))
+      ->capture_default_str();
   cmd->add_option("--out", o->out, "write report.md and the SVG plots into this directory");
   cmd->callback([o] { run_lecture_command(*o); });
 }

@@ -4,23 +4,26 @@
 #include "experiments/svg_plot.hpp"
 
 #include <cmath>
+#include <fmt/format.h>
 
 namespace tv {
 
 std::string score_curve_svg(const std::string& title, const std::vector<CurveGroup>& groups,
                             const std::vector<std::pair<std::string, double>>& references,
-                            long long budget) {
+                            long long budget, const FigureWords& words) {
   LinePlot plot;
   plot.title = title;
-  plot.x_label = "programs proposed";
-  plot.y_label = "best train speedup over the expert";
+  plot.x_label = words.programs_proposed;
+  plot.y_label = words.best_train_speedup;
+  plot.no_data = words.no_data;
   const auto grid = curve_grid(budget);
   for (const auto& g : groups) {
     const CurveBand b = curve_band(g.runs, grid);
     LineSeries s;
-    s.name = g.runs.size() > 1 ? g.name + " (median; band: min-max of " +
-                                     std::to_string(g.runs.size()) + " seeds)"
-                               : g.name;
+    s.name = g.runs.size() > 1
+                 ? fmt::format(fmt::runtime(words.median_band), fmt::arg("name", g.name),
+                               fmt::arg("seeds", g.runs.size()))
+                 : g.name;
     s.x = b.x;
     s.y = b.median;
     if (g.runs.size() > 1) {
@@ -41,10 +44,12 @@ std::string score_curve_svg(const std::string& title, const std::vector<CurveGro
 }
 
 std::string shape_speedup_svg(const std::string& title, const Scorer& scorer,
-                              const std::vector<std::pair<std::string, Program>>& programs) {
+                              const std::vector<std::pair<std::string, Program>>& programs,
+                              const FigureWords& words) {
   CategoryPlot plot;
   plot.title = title;
-  plot.y_label = "speedup over the expert";
+  plot.y_label = words.speedup;
+  plot.no_data = words.no_data;
   plot.dots = true;
   plot.reference = 1.0;
   for (auto r : scorer.rows())
@@ -56,26 +61,28 @@ std::string shape_speedup_svg(const std::string& title, const Scorer& scorer,
       v[i] = expert[i] / t[i]; // inf time -> 0
     return v;
   };
-  plot.series.push_back("expert");
+  plot.series.push_back(words.expert);
   plot.values.push_back(std::vector<double>(expert.size(), 1.0));
   for (const auto& [name, p] : programs) {
     plot.series.push_back(name);
     plot.values.push_back(ratio(scorer.program_times(p)));
   }
-  plot.series.push_back("per-shape oracle");
+  plot.series.push_back(words.oracle);
   plot.values.push_back(ratio(scorer.oracle_times()));
   return render_svg(plot);
 }
 
 std::string cost_svg(const std::string& title,
-                     const std::vector<std::pair<std::string, double>>& bars) {
+                     const std::vector<std::pair<std::string, double>>& bars,
+                     const FigureWords& words) {
   CategoryPlot plot;
   plot.title = title;
-  plot.y_label = "kernel runs (log scale)";
+  plot.y_label = words.kernel_runs_log;
+  plot.no_data = words.no_data;
   plot.log_y = true;
   plot.value_labels = true;
   plot.width = 720;
-  plot.series = {"kernel runs"};
+  plot.series = {words.kernel_runs};
   plot.values.resize(1);
   for (const auto& [name, v] : bars) {
     plot.categories.push_back(name);

@@ -12,6 +12,21 @@
 
 namespace tv {
 
+/// The words of the standard plots, English by default (a report in another language passes
+/// its own).
+struct FigureWords {
+  std::string programs_proposed = "programs proposed";
+  std::string best_train_speedup = "best train speedup over the expert";
+  /// A curve's legend over several seeds; fmt named arguments {name} and {seeds}.
+  std::string median_band = "{name} (median; band: min-max of {seeds} seeds)";
+  std::string speedup = "speedup over the expert";
+  std::string expert = "expert";
+  std::string oracle = "per-shape oracle";
+  std::string kernel_runs_log = "kernel runs (log scale)";
+  std::string kernel_runs = "kernel runs";
+  std::string no_data = "no data";
+};
+
 /// Runs of one method, drawn as one curve with a band.
 struct CurveGroup {
   std::string name;
@@ -23,15 +38,17 @@ struct CurveGroup {
 /// lines for `references` (name, speedup), e.g. the per-M table and the oracle.
 std::string score_curve_svg(const std::string& title, const std::vector<CurveGroup>& groups,
                             const std::vector<std::pair<std::string, double>>& references,
-                            long long budget);
+                            long long budget, const FigureWords& words = {});
 
 /// Speedup over the expert on each shape of `scorer` for each named program (the expert
 /// itself is 1) and for the per-shape oracle, as dots per shape.
 std::string shape_speedup_svg(const std::string& title, const Scorer& scorer,
-                              const std::vector<std::pair<std::string, Program>>& programs);
+                              const std::vector<std::pair<std::string, Program>>& programs,
+                              const FigureWords& words = {});
 
 /// Kernel runs of each named method as bars on a log axis, with their values.
 std::string cost_svg(const std::string& title,
-                     const std::vector<std::pair<std::string, double>>& bars);
+                     const std::vector<std::pair<std::string, double>>& bars,
+                     const FigureWords& words = {});
 
 } // namespace tv

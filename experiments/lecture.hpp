@@ -25,6 +25,7 @@ struct LectureOptions {
   int seeds = 5;           ///< runs per split in demo 3 (seed 0 is also demo 2's run)
   std::string model_split = "model:llama3-8b"; ///< the second split of demo 3
   int threads = 0;                             ///< OpenMP threads for the runs (0 = default)
+  std::string lang = "en"; ///< the report's language: a catalogue data/lang/LANG.json
 };
 
 /// One row of demo 1's oracle table.
@@ -37,9 +38,10 @@ struct OracleRow {
 
 /// One split of demo 3.
 struct SplitOutcome {
-  std::string spec;        ///< "random" or "model:NAME"
-  std::string label;       ///< human name
-  std::string description; ///< the problem's split description
+  std::string spec;             ///< "random" or "model:NAME"
+  std::string label;            ///< human name, in the report's language
+  std::uint64_t split_seed = 0; ///< the seed of a random split
+  std::string description;      ///< the problem's split description
   std::size_t train_shapes = 0, test_shapes = 0;
   SeedStudy evolved;
   std::vector<MethodResult> baselines; ///< expert, best single, per-M table, oracle
@@ -68,7 +70,7 @@ struct LectureResult {
   Report report;
 };
 
-/// Runs the four demos; throws InputError for bad options (unknown GPU, seeds < 1,
+/// Runs the four demos; throws InputError for bad options (unknown GPU or language, seeds < 1,
 /// budget < 0) or inputs.
 LectureResult run_lecture(const LectureOptions& options);
 

@@ -5,46 +5,112 @@
 #include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <iterator>
 #include <stdexcept>
+#include <string_view>
 
 namespace tv {
 
 namespace {
 
-/// Word-wraps `text` at `width` columns; continuation lines start with `indent`.
+/// True for a code point that may start or end a line break inside unspaced CJK text.
+bool breakable_wide(std::string_view ch) {
+  return display_width(ch) == 2;
+}
+
+/// True for CJK punctuation that must not start a line (it sticks to what precedes it).
+bool closing_punct(std::string_view ch) {
+  static constexpr std::string_view closing[] = {"，", "。", "、", "；", "：",
+                                                 "）", "！", "？", "」"};
+  return std::find(std::begin(closing), std::end(closing), ch) != std::end(closing);
+}
+
+/// True for CJK punctuation that must not end a line (it sticks to what follows it).
+bool opening_punct(std::string_view ch) {
+  return ch == "（" || ch == "「";
+}
+
+/// Word-wraps `text` at `width` display columns; continuation lines start with `indent`.
+/// Words are separated by spaces; a wide (CJK) character is a word of its own joined to its
+/// neighbours without a space, and CJK punctuation stays with the character it belongs to.
 std::string wrap(const std::string& text, std::size_t width, const std::string& first,
                  const std::string& indent) {
-  std::string out = first, word;
-  std::size_t col = first.size();
-  bool line_empty = true;
-  auto flush = [&] {
+  struct Unit {
+    std::string text;
+    bool space_before = false;
+  };
+  std::vector<Unit> units;
+  bool space = false, glue_next = false;
+  std::string word;
+  auto end_word = [&] {
     if (word.empty()) return;
-    if (!line_empty && col + 1 + word.size() > width) {
+    if (glue_next && !units.empty()) {
+      units.back().text += word;
+    } else {
+      units.push_back({std::move(word), space});
+    }
+    glue_next = false;
+    word.clear();
+    space = false;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : 4;
+    const std::string_view ch(text.data() + i, std::min(len, text.size() - i));
+    i += ch.size();
+    if (ch == " " || ch == "\n") {
+      end_word();
+      space = true;
+      glue_next = false;
+      continue;
+    }
+    if (!breakable_wide(ch)) {
+      word += ch;
+      continue;
+    }
+    end_word();
+    if (closing_punct(ch) && !units.empty() && !space) {
+      units.back().text += ch;
+    } else if (glue_next && !units.empty()) {
+      units.back().text += ch;
+    } else {
+      units.push_back({std::string(ch), space});
+    }
+    space = false;
+    glue_next = opening_punct(ch);
+  }
+  end_word();
+
+  std::string out = first;
+  std::size_t col = display_width(first);
+  bool line_empty = true;
+  for (const auto& u : units) {
+    const std::size_t w = display_width(u.text);
+    const std::size_t gap = line_empty || !u.space_before ? 0 : 1;
+    if (!line_empty && col + gap + w > width) {
       out += "\n" + indent;
-      col = indent.size();
+      col = display_width(indent);
       line_empty = true;
     }
-    if (!line_empty) {
+    if (!line_empty && u.space_before) {
       out += ' ';
       ++col;
     }
-    out += word;
-    col += word.size();
+    out += u.text;
+    col += w;
     line_empty = false;
-    word.clear();
-  };
-  for (char ch : text) {
-    if (ch == ' ' || ch == '\n')
-      flush();
-    else
-      word += ch;
   }
-  flush();
   return out + "\n";
+}
+
+/// `text` underlined with `rule` to its display width.
+std::string underlined(const std::string& text, char rule) {
+  return text + "\n" + std::string(display_width(text), rule) + "\n";
 }
 
 std::string md_cell(const std::string& s) {
@@ -143,9 +209,9 @@ Observation Section::observe(std::vector<Part> parts) const {
   Observation o;
   for (auto& p : parts) {
     if (p.cell)
-      o.segments.push_back({cell(*p.cell), p.cell});
+      o.segments.push_back({cell(*p.cell), p.cell, std::move(p.name)});
     else
-      o.segments.push_back({std::move(p.text), std::nullopt});
+      o.segments.push_back({std::move(p.text), std::nullopt, std::move(p.name)});
   }
   return o;
 }
@@ -158,10 +224,11 @@ void Section::observations(std::vector<Observation> list) {
 }
 
 std::string Report::text() const {
-  std::string out = title + "\n" + std::string(title.size(), '=') + "\n";
+  std::string out = underlined(title, '=');
   if (!intro.empty()) out += "\n" + intro + (intro.back() == '\n' ? "" : "\n");
   for (const auto& s : sections) {
-    out += "\n" + s.title + "\n" + std::string(s.title.size(), '-') + "\n";
+    out += '\n';
+    out += underlined(s.title, '-');
     for (const auto& b : s.blocks) {
       switch (b.kind) {
       case Block::Kind::paragraph:
@@ -181,7 +248,7 @@ std::string Report::text() const {
         out += indent_code(b.text);
         break;
       case Block::Kind::observations:
-        out += "\nObservations:\n";
+        out += "\n" + observations_label + "\n";
         for (const auto& o : b.observations)
           out += wrap(o.text(), 100, "- ", "  ");
         break;
@@ -227,7 +294,7 @@ std::string Report::markdown() const {
         break;
       }
       case Block::Kind::observations:
-        out += "\nObservations:\n\n";
+        out += "\n" + observations_label + "\n\n";
         for (const auto& o : b.observations)
           out += "- " + o.text() + "\n";
         break;

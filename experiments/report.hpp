@@ -28,6 +28,7 @@ struct CellRef {
 struct Segment {
   std::string text;
   std::optional<CellRef> cell;
+  std::string name; ///< the catalogue placeholder it filled ("" when none)
 };
 
 /// One observation sentence.
@@ -47,6 +48,7 @@ struct Part {
   Part(CellRef r) : cell(r) {}
   std::string text;
   std::optional<CellRef> cell;
+  std::string name; ///< the catalogue placeholder it fills ("" when none)
 };
 
 /// One element of a section, in order.
@@ -87,9 +89,11 @@ struct Report {
   std::string title;
   std::string intro;
   std::vector<Section> sections;
-  std::map<std::string, std::string> files; ///< file name -> content (e.g. SVG plots)
+  std::map<std::string, std::string> files;         ///< file name -> content (e.g. SVG plots)
+  std::string observations_label = "Observations:"; ///< the heading of each observation list
 
-  /// For a terminal: aligned tables, indented code, "- " observations, no figures.
+  /// For a terminal: aligned tables, indented code, "- " observations wrapped at 100 columns
+  /// (display width: CJK text may break between characters), no figures.
   std::string text() const;
   /// The same content as Markdown (pipe tables, fenced code, figures as images).
   std::string markdown() const;

@@ -162,8 +162,8 @@ void SvgDocument::title(std::string_view content) {
 std::string SvgDocument::str() const {
   std::string s = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
                               "height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-                              "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-                              svg_number(width_), svg_number(height_));
+                              "font-family=\"{2}\">\n",
+                              svg_number(width_), svg_number(height_), kSvgFontFamily);
   if (!title_.empty()) s += "<title>" + xml_escape(title_) + "</title>\n";
   s += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n",
                    svg_number(width_), svg_number(height_));

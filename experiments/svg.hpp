@@ -22,6 +22,12 @@ std::string svg_number(double v);
 /// writer produces, not a full XML parser.)
 std::vector<std::string> svg_problems(std::string_view doc);
 
+/// The font stack of every picture: a CJK font Debian ships (fonts-noto-cjk) first, so Chinese
+/// labels render where it is installed, then common Latin fonts.
+inline constexpr const char* kSvgFontFamily =
+    "Noto Sans CJK SC, Noto Sans SC, Source Han Sans SC, WenQuanYi Micro Hei, DejaVu Sans, "
+    "Helvetica, Arial, sans-serif";
+
 /// Where a text's x coordinate sits on it.
 enum class TextAnchor { start, middle, end };
 

@@ -1,5 +1,6 @@
 #include "experiments/svg_plot.hpp"
 
+#include "eval/text_table.hpp"
 #include "experiments/report.hpp"
 #include "experiments/svg.hpp"
 
@@ -14,7 +15,26 @@ namespace {
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                     "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 constexpr double kLimit = 1e15;    ///< finite values are clamped to +-kLimit before layout
-constexpr double kCharWidth = 6.6; ///< rough width of one character at font size 12
+constexpr double kCharWidth = 6.6; ///< rough width of one display column at font size 12
+
+/// `text` cut to at most `columns` display columns, ending in "~" when cut (never inside a
+/// UTF-8 character).
+std::string shortened(const std::string& text, std::size_t columns) {
+  if (display_width(text) <= columns) return text;
+  std::string out;
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t len = 1;
+    while (i + len < text.size() && (static_cast<unsigned char>(text[i + len]) & 0xC0) == 0x80)
+      ++len;
+    const std::string ch = text.substr(i, len);
+    if (w + display_width(ch) > columns - 1) break;
+    out += ch;
+    w += display_width(ch);
+    i += len;
+  }
+  return out + "~";
+}
 
 const char* colour(std::size_t i) {
   return kPalette[i % (sizeof kPalette / sizeof *kPalette)];
@@ -105,7 +125,7 @@ double legend(SvgDocument& svg, const std::vector<std::string>& names,
               const std::vector<bool>& dashed, double x0, double y0, double width) {
   double x = x0, y = y0;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const double w = 34 + kCharWidth * double(names[i].size()) * 0.95;
+    const double w = 34 + kCharWidth * double(display_width(names[i])) * 0.95;
     if (x > x0 && x + w > x0 + width) {
       x = x0;
       y += 18;
@@ -237,7 +257,7 @@ std::string render_svg(const LinePlot& plot) {
       svg.polyline(pts, colour(k), 2, s.dashed);
   }
   if (xs.empty())
-    svg.text((left + right) / 2, (top + bottom) / 2, "no data", 14, TextAnchor::middle);
+    svg.text((left + right) / 2, (top + bottom) / 2, plot.no_data, 14, TextAnchor::middle);
   return svg.str();
 }
 
@@ -253,7 +273,7 @@ std::string render_svg(const CategoryPlot& plot) {
   if (C > 0) slot = (width - left - right_margin) / double(C);
   std::size_t longest = 0;
   for (const auto& c : plot.categories)
-    longest = std::max(longest, std::min<std::size_t>(c.size(), 40));
+    longest = std::max(longest, std::min<std::size_t>(display_width(c), 40));
   const bool rotate = double(longest) * kCharWidth * 0.9 > slot;
   const double label_room = rotate ? 24 + 0.72 * double(longest) * kCharWidth * 0.9 : 28;
   const double height = std::max(200.0, plot.height) + label_room;
@@ -295,7 +315,7 @@ std::string render_svg(const CategoryPlot& plot) {
       }
     }
     std::string label = plot.categories[c];
-    if (label.size() > 40) label = label.substr(0, 39) + "~";
+    label = shortened(label, 40);
     if (rotate)
       svg.text(x0 + slot / 2 + 3, bottom + 12, label, 10, TextAnchor::end, -45);
     else
@@ -303,7 +323,8 @@ std::string render_svg(const CategoryPlot& plot) {
   }
   if (plot.reference && usable(*plot.reference, plot.log_y))
     svg.line(left, sy(*plot.reference), right, sy(*plot.reference), "#444444", 1.2, true);
-  if (C == 0) svg.text((left + right) / 2, (top + bottom) / 2, "no data", 14, TextAnchor::middle);
+  if (C == 0)
+    svg.text((left + right) / 2, (top + bottom) / 2, plot.no_data, 14, TextAnchor::middle);
   return svg.str();
 }
 

@@ -21,6 +21,7 @@ struct LineSeries {
 struct LinePlot {
   std::string title, x_label, y_label;
   std::vector<LineSeries> series;
+  std::string no_data = "no data"; ///< shown when there is nothing to draw
   double width = 800, height = 460;
 };
 
@@ -36,6 +37,7 @@ struct CategoryPlot {
   std::optional<double> reference;         ///< dashed horizontal line at this y (e.g. 1)
   double width = 0;                        ///< 0 = from the number of categories
   double height = 460;                     ///< of the plot area and title; labels add to it
+  std::string no_data = "no data";         ///< shown when there is nothing to draw
 };
 
 /// Tick positions for [lo, hi]: 1-2-5 steps (about `count` of them) on a linear axis,
