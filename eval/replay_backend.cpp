@@ -95,11 +95,43 @@ std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
+/// "a+b" for the files a.txt and b.txt.
+std::string stems_of(const std::vector<std::string>& files) {
+  std::vector<std::string> stems;
+  for (const std::string& f : files)
+    stems.push_back(std::filesystem::path(f).stem().string());
+  return fmt::format("{}", fmt::join(stems, "+"));
+}
+
 } // namespace
 
+std::vector<std::string> replay_paths(const std::string& path) {
+  std::error_code ec;
+  if (path.find(',') == std::string::npos || std::filesystem::exists(path, ec)) return {path};
+  std::vector<std::string> files;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t comma = path.find(',', from);
+    files.push_back(path.substr(from, comma == std::string::npos ? comma : comma - from));
+    if (files.back().empty())
+      throw InputError(fmt::format("replay file list '{}': an empty file name (expected "
+                                   "FILE or FILE,FILE,...)",
+                                   path));
+    if (comma == std::string::npos) return files;
+    from = comma + 1;
+  }
+}
+
 ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu)
-    : path_(path), source_(std::filesystem::path(path).stem().string()), gpu_(gpu) {
-  const std::string first = first_line_of(path);
+    : path_(path), source_(stems_of(replay_paths(path))), gpu_(gpu) {
+  const std::vector<std::string> files = replay_paths(path);
+  const std::string first = first_line_of(files.front());
+  for (const std::string& f : files)
+    if (files.size() > 1 && !looks_like_autoheuristic(first_line_of(f)))
+      throw InputError(fmt::format("{}: replaying several files at once takes AutoHeuristic "
+                                   "datasets only (their JSON line first); replay this file on "
+                                   "its own",
+                                   f));
   std::map<PairKey, MeasurementSummary> pairs;
   std::set<ShapeKey> keys;
   std::set<ShapeKey> full_size; // keys where Inductor shrinks no recorded config
@@ -159,43 +191,46 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
           fmt::format("replay layout must be all, NN, NT, TN or TT, got '{}'", filter.layout));
     const std::vector<DType> dtypes =
         filter.dtypes.empty() ? std::vector<DType>{DType::bf16, DType::f16} : filter.dtypes;
-    const AutoHeuristicData data = load_autoheuristic_file(path);
-    if (data.shared_memory && *data.shared_memory != gpu.shared_per_block)
-      throw InputError(fmt::format(
-          "{}: measured on a device with {} bytes of shared memory per block{}; the '{}' "
-          "profile has {} (use --gpu with a matching profile, e.g. h100)",
-          path, *data.shared_memory,
-          data.device_capability
-              ? fmt::format(" (compute capability {}.{})", data.device_capability->first,
-                            data.device_capability->second)
-              : std::string(),
-          gpu.name, gpu.shared_per_block));
-    if (data.device_capability && gpu.vendor != "nvidia")
-      throw InputError(
-          fmt::format("{}: measured on an NVIDIA GPU; '{}' is {}", path, gpu.name, gpu.vendor));
     std::map<ShapeKey, std::vector<double>> vendor;
     int max_bm = 0, max_bn = 0, max_bk = 0;
-    for (const auto& r : data.rows) {
-      // Strided operands ('S') are no layout a shape can name: never kept.
-      if (std::find(kLayouts.begin(), kLayouts.end(), r.layout) == kLayouts.end()) continue;
-      if (!all_layouts && r.layout != filter.layout) continue;
-      if (!keeps(dtypes, r.dtype)) continue;
-      if (r.dtype == DType::f32 && r.tf32 != filter.tf32) continue;
-      const ShapeKey k{r.M, r.N, r.K, r.dtype, r.layout};
-      keys.insert(k);
-      if (!r.config) {
-        if (r.seconds) vendor[k].push_back(*r.seconds);
-        continue;
+    for (const std::string& file : files) {
+      const std::string stem = std::filesystem::path(file).stem().string();
+      const AutoHeuristicData data = load_autoheuristic_file(file);
+      if (data.shared_memory && *data.shared_memory != gpu.shared_per_block)
+        throw InputError(fmt::format(
+            "{}: measured on a device with {} bytes of shared memory per block{}; the '{}' "
+            "profile has {} (use --gpu with a matching profile, e.g. h100)",
+            file, *data.shared_memory,
+            data.device_capability
+                ? fmt::format(" (compute capability {}.{})", data.device_capability->first,
+                              data.device_capability->second)
+                : std::string(),
+            gpu.name, gpu.shared_per_block));
+      if (data.device_capability && gpu.vendor != "nvidia")
+        throw InputError(
+            fmt::format("{}: measured on an NVIDIA GPU; '{}' is {}", file, gpu.name, gpu.vendor));
+      for (const auto& r : data.rows) {
+        // Strided operands ('S') are no layout a shape can name: never kept.
+        if (std::find(kLayouts.begin(), kLayouts.end(), r.layout) == kLayouts.end()) continue;
+        if (!all_layouts && r.layout != filter.layout) continue;
+        if (!keeps(dtypes, r.dtype)) continue;
+        if (r.dtype == DType::f32 && r.tf32 != filter.tf32) continue;
+        const ShapeKey k{r.M, r.N, r.K, r.dtype, r.layout};
+        keys.insert(k);
+        if (!r.config) {
+          if (r.seconds) vendor[k].push_back(*r.seconds);
+          continue;
+        }
+        max_bm = std::max(max_bm, r.config->BM);
+        max_bn = std::max(max_bn, r.config->BN);
+        max_bk = std::max(max_bk, r.config->BK);
+        if (r.seconds)
+          add_sample(pairs, {k, *r.config, 0}, MeasureStatus::ok, *r.seconds, "");
+        else
+          add_sample(pairs, {k, *r.config, 0}, MeasureStatus::unlaunchable,
+                     std::numeric_limits<double>::infinity(),
+                     fmt::format("recorded as failed (inf) in {}, line {}", stem, r.line));
       }
-      max_bm = std::max(max_bm, r.config->BM);
-      max_bn = std::max(max_bn, r.config->BN);
-      max_bk = std::max(max_bk, r.config->BK);
-      if (r.seconds)
-        add_sample(pairs, {k, *r.config, 0}, MeasureStatus::ok, *r.seconds, "");
-      else
-        add_sample(pairs, {k, *r.config, 0}, MeasureStatus::unlaunchable,
-                   std::numeric_limits<double>::infinity(),
-                   fmt::format("recorded as failed (inf) in {}, line {}", source_, r.line));
     }
     if (pairs.empty())
       throw InputError(fmt::format(

@@ -50,6 +50,10 @@
 
 namespace tv {
 
+/// The files a replay path names: "A,B" is the list A, B (several AutoHeuristic files
+/// replayed as one); a path naming an existing file is that one file, commas and all.
+std::vector<std::string> replay_paths(const std::string& path);
+
 /// Which rows of a replay file to use.
 struct ReplayFilter {
   /// Dtypes to keep; empty means the format's default: bf16 and f16 for AutoHeuristic data
@@ -66,9 +70,11 @@ struct ReplayFilter {
 /// Replays a recorded file as a timing backend.
 class ReplayBackend : public TimingBackend {
 public:
-  /// Loads `path` (format auto-detected) keeping the rows `filter` selects, for `gpu`.
-  /// Throws InputError for an unreadable or malformed file, a layout other than all, NN, NT,
-  /// TN or TT, a file that does not match the GPU, or a filter that keeps no rows.
+  /// Loads `path` (format auto-detected; a comma-separated list of AutoHeuristic files, see
+  /// replay_paths) keeping the rows `filter` selects, for `gpu`. Throws InputError for an
+  /// unreadable or malformed file, a list holding a file of our own format, a layout other
+  /// than all, NN, NT, TN or TT, a file that does not match the GPU, or a filter that keeps
+  /// no rows.
   ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu);
 
   /// "replay:PATH (gpu)".

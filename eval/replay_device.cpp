@@ -2,6 +2,7 @@
 
 #include "eval/autoheuristic_data.hpp"
 #include "eval/measurement_cache.hpp"
+#include "eval/replay_backend.hpp"
 #include "ir/error.hpp"
 #include "models/gpu.hpp"
 
@@ -15,7 +16,10 @@
 
 namespace tv {
 
-std::optional<ReplayDevice> replay_device(const std::string& path) {
+namespace {
+
+/// The device of one replay file (see replay_device).
+std::optional<ReplayDevice> device_of_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(fmt::format("{}: is a directory, not a replay file", path));
@@ -66,6 +70,25 @@ std::optional<ReplayDevice> replay_device(const std::string& path) {
                         fmt::join(matches.begin() + 1, matches.end(), ", "),
                         matches.size() > 2 ? "match" : "matches");
   return ReplayDevice{matches.front(), note};
+}
+
+} // namespace
+
+std::optional<ReplayDevice> replay_device(const std::string& path) {
+  const std::vector<std::string> files = replay_paths(path);
+  std::optional<ReplayDevice> first = device_of_file(files.front());
+  for (std::size_t i = 1; i < files.size(); ++i) {
+    const std::optional<ReplayDevice> d = device_of_file(files[i]);
+    if (d.has_value() != first.has_value() || (d && d->gpu != first->gpu))
+      throw InputError(fmt::format("replay files {} and {} were measured on different devices "
+                                   "({} and {}): replay files of one device together",
+                                   files.front(), files[i], first ? first->gpu : "unknown",
+                                   d ? d->gpu : "unknown"));
+  }
+  if (first && files.size() > 1)
+    first->note +=
+        fmt::format("; each of the {} files listed records the same device", files.size());
+  return first;
 }
 
 } // namespace tv

@@ -13,9 +13,10 @@ struct ReplayDevice {
   std::string note; ///< one sentence for reports, naming the file's device and other matches
 };
 
-/// The device of the replay file `path`, or nullopt when the file says nothing about it.
-/// Throws InputError when the file cannot be read or parsed, names several GPUs, or matches
-/// no profile in data/gpus.
+/// The device of the replay file `path` (or of every file of a list, see replay_paths), or
+/// nullopt when the file says nothing about it. Throws InputError when a file cannot be read
+/// or parsed, names several GPUs, or matches no profile in data/gpus, or when the files of a
+/// list disagree.
 std::optional<ReplayDevice> replay_device(const std::string& path);
 
 } // namespace tv

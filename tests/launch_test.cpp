@@ -57,6 +57,19 @@ TEST_CASE("launch: AMD LDS limits differ between MI300X (64 KiB) and MI355X (160
   CHECK(launch_problem(k, mi300x, DType::bf16));
 }
 
+TEST_CASE("launch: A100's 163 KiB per block refuses a 4-stage 128x256x64 that fits H100") {
+  const Gpu& a100 = test::gpu("a100");
+  const Gpu& h100 = test::gpu("h100");
+  const Config four = cfg(128, 256, 64, 8, 4, 8); // 4 x (128+256) x 64 x 2 B = 192 KiB
+  CHECK(shared_memory_bytes(four, a100, DType::f16) == 4 * 384 * 64 * 2);
+  CHECK_FALSE(launch_problem(four, h100, DType::f16));
+  auto why = launch_problem(four, a100, DType::f16);
+  REQUIRE(why);
+  CHECK(why->find("bytes of shared memory > 166912") != std::string::npos);
+  CHECK_FALSE(launch_problem(cfg(128, 256, 64, 8, 3, 8), a100, DType::f16)); // 144 KiB fits
+  CHECK(blocks_per_unit(cfg(128, 128, 32, 4, 2, 8), a100, DType::f16) > 0);
+}
+
 TEST_CASE("launch: occupancy is limited by registers and shared memory") {
   const Gpu& h100 = test::gpu("h100");
   // 128x128x64, 4 warps, 3 stages: 96 KiB of shared memory -> 2 blocks per SM.
