@@ -36,18 +36,19 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget) {
 
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
   cmd.add_option("--rule-penalty", rule_penalty,
-                 "the search ranks programs by train speedup x (1 - X)^rules; default 0 (model "
-                 "selection decides the result's rules); with --folds 0, 0 on the analytic model "
-                 "and 0.02 on recorded or measured timings")
+                 "the search ranks programs by train speedup x (1 - X)^rules, so a rule must win "
+                 "more than that to stay (guards against fitting measurement noise); default 0 on "
+                 "the analytic model and 0.02 on recorded or measured timings (0 with --folds)")
       ->check(number_in(0, 0.5));
 }
 
 void add_folds_option(CLI::App& cmd, int& folds) {
   cmd.add_option("--folds", folds,
-                 "model selection: K-fold cross-validation on the training shapes chooses how "
-                 "many rules the result keeps (a charge per rule), and its thresholds are placed "
-                 "between training values; each fold is one more search of the same budget; 0 = "
-                 "off (the result is the best training score)")
+                 "model selection (experimental): K-fold cross-validation on the training shapes "
+                 "picks the result from the run's front of programs by size (thresholds placed "
+                 "between training values) or a tree refitted on its measurements; each fold is "
+                 "one more search of the same budget; 0 = off: the result is the best training "
+                 "score")
       ->check(CLI::IsMember({0, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
       ->capture_default_str();
 }

@@ -142,7 +142,7 @@ void Evolution::select_model() {
   // What the folds timed is the run's: counted once, and known to the main search.
   s.counters.kernel_runs += m.kernel_runs;
   s.per_op["selection"].kernel_runs += m.kernel_runs;
-  if (m.kernel_runs > 0 && !std::getenv("TV_NO_PRELOAD")) s.eval.cache_from_json(m.cache);
+  if (m.kernel_runs > 0) s.eval.cache_from_json(m.cache);
   if (s.events)
     s.events->write({{"event", "selection"}, {"selection", m.to_json(false)}});
   s.selection = std::move(m);
@@ -282,7 +282,7 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       stage = Stage::parse_failed;
       reason = pr.error->str();
     } else if (const Program child = options_.drop_unexercised
-                                         ? drop_unexercised_rules(*pr.program, s.train_shapes)
+                                         ? drop_unexercised_rules(*pr.program, s.train_shapes, std::getenv("TV_MINSUP_SEARCH") ? std::atoi(std::getenv("TV_MINSUP_SEARCH")) : 1)
                                          : *pr.program;
                child == parent.program || s.seen.count(hash_value(child))) {
       stage = Stage::noop;
@@ -463,10 +463,7 @@ void Evolution::step_batch(long long count) {
 
 EvolutionResult Evolution::loop() {
   State& s = *s_;
-  if (options_.folds > 0 && !s.selection) {
-    select_model();
-    if (std::getenv("TV_SEARCH_CV")) s.search_penalty = s.selection->penalty;
-  }
+  if (options_.folds > 0 && !s.selection) select_model();
   if (!s.seeded) {
     seed_run();
     if (!dir_.empty()) write_checkpoint();
@@ -540,8 +537,8 @@ EvolutionResult Evolution::finish() {
   r.best_op = s.best_op;
   r.front = s.front;
   if (s.selection) {
-    // Model selection: the front's choice under the cross-validated charge, its thresholds
-    // placed between the training values it separates.
+    // Model selection: what cross-validation preferred, a tree refitted on the run's
+    // measurements or the front's choice under the chosen charge.
     r.selection = *s.selection;
     if (s.selection->tree_leaves > 0) {
       r.best.program = measured_tree(s.selection->tree_leaves);
@@ -550,19 +547,23 @@ EvolutionResult Evolution::finish() {
       r.best_diff.clear();
       r.best_op = "refit";
       r.selected_from = fmt::format("tree {}", s.selection->tree_leaves);
-    } else if (const auto chosen = s.front.choose(s.selection->penalty);
-               chosen && chosen->candidate.id != s.best.id) {
-      r.best = chosen->candidate;
-      r.best_reply = chosen->diff;
-      r.best_diff = chosen->diff;
-      r.best_op = chosen->op;
+    } else {
+      if (const auto chosen = s.front.choose(s.selection->penalty);
+          chosen && chosen->candidate.id != s.best.id) {
+        r.best = chosen->candidate;
+        r.best_reply = chosen->diff;
+        r.best_diff = chosen->diff;
+        r.best_op = chosen->op;
+      }
+      // As cross-validation scored it: thresholds between the training values they separate.
+      PlacedThresholds placed =
+          place_thresholds(r.best.program, s.train_shapes, problem_->gpu.units);
+      r.best.program = std::move(placed.program);
+      r.placement = std::move(placed.changes);
     }
   }
-  if ((s.selection && !std::getenv("TV_NO_PLACE")) || std::getenv("TV_PLACE_F0")) {
-    PlacedThresholds placed = place_thresholds(r.best.program, s.train_shapes, problem_->gpu.units);
-    r.best.program = std::move(placed.program);
-    r.placement = std::move(placed.changes);
-  }
+  if (std::getenv("TV_MINSUP_FINAL"))
+    r.best.program = drop_unexercised_rules(r.best.program, s.train_shapes, std::atoi(std::getenv("TV_MINSUP_FINAL")));
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

@@ -59,15 +59,15 @@ struct EvolutionOptions {
   double noise_threshold = 0;
   /// The search charges each rule this fraction of a program's train speedup (the database
   /// ranks speedup x (1 - rule_penalty)^rules). Reports show the plain speedup. Negative: 0
-  /// with model selection (folds > 0), where cross-validation decides how many rules the
-  /// result may keep; without it 0 on the analytic model and kNoisyRulePenalty otherwise.
+  /// with model selection (folds > 0), where cross-validation decides how complex the result
+  /// may be; without it 0 on the analytic model and kNoisyRulePenalty otherwise.
   double rule_penalty = -1;
-  /// Model selection (model_selection.hpp): cross-validation over this many folds of the
-  /// training shapes chooses the charge per rule by which the result is picked from the run's
-  /// complexity front, and the result's thresholds are placed between training values
-  /// (threshold_placement.hpp). 0: the result is the best training score, thresholds as
-  /// evolved (the behaviour before model selection).
-  int folds = 4;
+  /// Model selection (model_selection.hpp), off by default: cross-validation over this many
+  /// folds of the training shapes chooses how the result is picked (the run's complexity front
+  /// under a charge per comparison, thresholds placed between training values, or a tree
+  /// refitted on the run's measurements). 0: the result is the best training score. Measured
+  /// (README, "Model selection"): it has not beaten the default on the public protocols yet.
+  int folds = 0;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;

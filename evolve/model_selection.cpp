@@ -9,7 +9,6 @@
 #include "ir/threshold_placement.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -18,7 +17,6 @@
 namespace tv {
 
 std::vector<double> selection_penalties() {
-  if (std::getenv("TV_GRID0")) return {0.0};
   return {0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05};
 }
 
@@ -141,7 +139,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
       auto it = log_speedup_of.find(e->candidate.id);
       if (it == log_speedup_of.end()) {
         const Program placed =
-            std::getenv("TV_NO_PLACE") ? e->candidate.program : place_thresholds(e->candidate.program, fit_shapes, problem.gpu.units).program;
+            place_thresholds(e->candidate.program, fit_shapes, problem.gpu.units).program;
         it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
       }
       out.held_out[i] += w * it->second;
@@ -157,13 +155,12 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
   out.penalty = out.penalties[pick];
   for (double& v : out.tree_held_out)
     v = std::exp(v / weight_total);
-  if (std::getenv("TV_CV_TREES"))
-    for (std::size_t i = 0; i < out.leaves.size(); ++i)
-      if (out.tree_held_out[i] > std::max(out.held_out[pick], out.tree_leaves > 0
-                                                                  ? out.tree_held_out[std::size_t(
-                                                                        std::find(out.leaves.begin(), out.leaves.end(), out.tree_leaves) - out.leaves.begin())]
-                                                                  : 0.0))
-        out.tree_leaves = out.leaves[i];
+  // A tree wins only when it does strictly better than the front's best choice.
+  std::size_t best_tree = 0;
+  for (std::size_t i = 1; i < out.leaves.size(); ++i)
+    if (out.tree_held_out[i] > out.tree_held_out[best_tree]) best_tree = i;
+  if (!out.leaves.empty() && out.tree_held_out[best_tree] > out.held_out[pick])
+    out.tree_leaves = out.leaves[best_tree];
   pairs.cache_from_json(timed);
   out.cache = pairs.cache_to_json();
   out.kernel_runs = pairs.cached_pairs();

@@ -25,7 +25,7 @@ struct SplitStudyOptions {
   long long budget = 1000;     ///< programs per run
   long long stagnation = 0;    ///< stop a run after this many programs without a new best (0 = off)
   double rule_penalty = -1;    ///< per-rule selection charge (-1 = the backend's default)
-  int folds = 4;               ///< model selection's folds (EvolutionOptions::folds)
+  int folds = 0;               ///< model selection's folds (EvolutionOptions::folds; 0 = off)
   KernelRunBudget kernel_runs; ///< cap on each run's kernel runs (none by default)
   int splits = 10;             ///< random splits, split seeds 0 .. splits-1
   int seeds = 5;               ///< evolution seeds 0 .. seeds-1 on every split

@@ -2,6 +2,7 @@
 
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
+#include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
@@ -9,6 +10,9 @@
 #include "support/fixtures.hpp"
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
 
 using namespace tv;
 
@@ -68,28 +72,40 @@ TEST_CASE("too few training shapes: no cross-validation") {
   CHECK(s.kernel_runs == 0);
 }
 
-TEST_CASE("a run with model selection returns its front's choice, thresholds placed") {
+TEST_CASE("a run with model selection returns what cross-validation preferred") {
   const Problem& p = test::lecture_problem("h100");
   MockLlm m(p.gpu);
-  const EvolutionResult r = Evolution(p, m, options(2, 3)).run();
-  REQUIRE(r.selection.folds == 3);
-  const auto chosen = r.front.choose(r.selection.penalty);
-  REQUIRE(chosen.has_value());
-  CHECK(r.best.id == chosen->candidate.id);
-  // Placement keeps every training decision, so the training figure is the front's.
-  const auto train = train_shapes(p);
-  for (const Shape& s : train)
-    CHECK(r.best.program.choose(s) == chosen->candidate.program.choose(s));
-  CHECK(r.best_train.speedup_vs_expert == doctest::Approx(chosen->speedup).epsilon(1e-12));
-  CHECK(place_thresholds(r.best.program, train, p.gpu.units).program == r.best.program);
-  CHECK(equivalent(r.best.program, r.best_simplified));
-  // What the folds timed counts once, as its own line of the cost.
-  CHECK(r.per_operator.at("selection").kernel_runs == r.selection.kernel_runs);
-  CHECK(r.counters.kernel_runs >= r.selection.kernel_runs);
-  // The search's own best is kept beside the result.
-  CHECK(r.best_searched.program.rules.size() >= r.best.program.rules.size());
-  // The cost-matched tree is a real program of the problem's configs.
-  CHECK(p.test->score(r.cost_matched_tree).valid);
+  for (std::uint64_t seed : {2, 3}) {
+    CAPTURE(seed);
+    const EvolutionResult r = Evolution(p, m, options(seed, 3)).run();
+    REQUIRE(r.selection.folds == 3);
+    REQUIRE(r.selection.tree_held_out.size() == r.selection.leaves.size());
+    const auto train = train_shapes(p);
+    if (r.selection.tree_leaves > 0) {
+      // A tree did strictly better on the held-out folds than every choice of the front.
+      for (double v : r.selection.held_out)
+        CHECK(v < *std::max_element(r.selection.tree_held_out.begin(),
+                                    r.selection.tree_held_out.end()));
+      CHECK(r.best.program.rules.size() + 1 <= std::size_t(r.selection.tree_leaves));
+      CHECK(r.selected_from == "tree " + std::to_string(r.selection.tree_leaves));
+    } else {
+      const auto chosen = r.front.choose(r.selection.penalty);
+      REQUIRE(chosen.has_value());
+      CHECK(r.best.id == chosen->candidate.id);
+      // Placement keeps every training decision, so the training figure is the front's.
+      for (const Shape& s : train)
+        CHECK(r.best.program.choose(s) == chosen->candidate.program.choose(s));
+      CHECK(r.best_train.speedup_vs_expert == doctest::Approx(chosen->speedup).epsilon(1e-12));
+      CHECK(place_thresholds(r.best.program, train, p.gpu.units).program == r.best.program);
+      CHECK(r.selected_from == "front");
+    }
+    CHECK(equivalent(r.best.program, r.best_simplified));
+    // What the folds timed counts once, as its own line of the cost.
+    CHECK(r.per_operator.at("selection").kernel_runs == r.selection.kernel_runs);
+    CHECK(r.counters.kernel_runs >= r.selection.kernel_runs);
+    // The cost-matched tree is a real program of the problem's configs.
+    CHECK(p.test->score(r.cost_matched_tree).valid);
+  }
 }
 
 TEST_CASE("without folds the run returns the best training score, as before") {
@@ -115,4 +131,35 @@ TEST_CASE("fold counts below 2 other than 0 are refused") {
   MockLlm m(p.gpu);
   CHECK_THROWS_AS(Evolution(p, m, options(0, 1)), InputError);
   CHECK_THROWS_AS(Evolution(p, m, options(0, -1)), InputError);
+}
+
+TEST_CASE("a run with model selection resumes from a checkpoint to the same result") {
+  const Problem& p = test::lecture_problem("h100");
+  MockLlm m(p.gpu);
+  EvolutionOptions o = options(4, 3);
+  o.checkpoint_every = 40;
+  const auto fresh = [](const std::string& name) {
+    const auto d = std::filesystem::temp_directory_path() / ("tilevolve_msel_" + name);
+    std::filesystem::remove_all(d);
+    return d.string();
+  };
+  const std::string full_dir = fresh("full"), part_dir = fresh("part"), src = fresh("src");
+  const EvolutionResult full = Evolution(p, m, o, full_dir).run();
+  {
+    Evolution evo(p, m, o, src);
+    evo.on_progress([&](const Progress& pr) {
+      if (pr.done == 80) std::filesystem::copy(src, part_dir);
+    });
+    evo.run();
+  }
+  const EvolutionResult again = Evolution(p, m, o, part_dir).resume();
+  CHECK(again.resumed);
+  CHECK(print_program(again.best.program) == print_program(full.best.program));
+  CHECK(again.selection.to_json() == full.selection.to_json());
+  CHECK(again.counters.to_json() == full.counters.to_json());
+  CHECK(read_file(part_dir + "/events.ndjson") == read_file(full_dir + "/events.ndjson"));
+  // Cross-validation ran once: its event is in the log once, before the first program.
+  const std::string events = read_file(full_dir + "/events.ndjson");
+  CHECK(events.find("\"event\":\"selection\"") != std::string::npos);
+  CHECK(events.find("\"event\":\"selection\"") == events.rfind("\"event\":\"selection\""));
 }
