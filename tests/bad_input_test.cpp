@@ -252,6 +252,16 @@ TEST_CASE("bad input: hipBLASLt logs") {
     crlf += ch;
   }
   CHECK(tilevolve(log(crlf)).status == 0);
+  // A repeated key is refused, not resolved to its first value.
+  t = entry;
+  t.replace(t.find("N: 16"), 5, "M: 8192, N: 16");
+  refused(log(t), f + ":1: ", "key 'M' is given twice");
+  // 30,000 distinct unknown functions: one short message, the others counted.
+  std::string unknown;
+  for (int i = 0; i < 30000; ++i)
+    unknown += "- {function: fn_" + std::to_string(i) + ", call_count: 1}\n";
+  refused(log(unknown), f + ": no bf16, f16 or f32 matmul GEMM to tune",
+          "and 29992 with 29992 other reasons (29992 calls)");
 }
 
 TEST_CASE("bad input: inline shapes, model presets and token lists") {
