@@ -7,6 +7,8 @@ namespace tv {
 namespace {
 
 constexpr std::size_t kLongRun = 160, kKept = 60;
+/// Longest message printed; a longer one keeps its start and says how much was cut.
+constexpr std::size_t kMaxMessage = 4096, kMessageKept = 3000;
 
 std::string escaped(std::string_view s) {
   std::string out;
@@ -36,6 +38,13 @@ std::string printable_error(std::string_view what) {
       out += escaped(run);
     if (end < what.size()) out += what[end];
     i = end + 1;
+    if (out.size() > kMaxMessage) {
+      std::size_t cut = kMessageKept;
+      while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
+        --cut; // not inside a UTF-8 character
+      out.resize(cut);
+      return out + fmt::format("... (cut: the message has {} bytes)", what.size());
+    }
   }
   return out;
 }

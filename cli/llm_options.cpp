@@ -1,5 +1,6 @@
 #include "cli/llm_options.hpp"
 
+#include "evolve/mutators/secret_mask.hpp"
 #include "ir/error.hpp"
 
 #include <cstdlib>
@@ -28,7 +29,8 @@ void add_llm_options(CLI::App& cmd, LlmOptions& o) {
                  "LLM requests in flight (the results do not depend on it)")
       ->capture_default_str();
   cmd.add_option("--llm-timeout", s.http.read_timeout_s,
-                 "seconds without an answer before a request times out (and is retried)")
+                 "seconds a request may take, however slowly its answer trickles in, before it "
+                 "times out (and is retried)")
       ->capture_default_str();
   cmd.add_option("--llm-connect-timeout", s.http.connect_timeout_s,
                  "seconds to connect to the server")
@@ -84,7 +86,8 @@ bool wants_llm_server(const LlmOptions& o, std::string& replay_dir) {
     if (replay_dir.empty()) throw InputError("--llm replay: needs a run directory: replay:DIR");
     return false;
   }
-  throw InputError(fmt::format("--llm '{}': expected mock, openai:URL or replay:RUN_DIR", o.llm));
+  throw InputError(fmt::format("--llm '{}': expected mock, openai:URL or replay:RUN_DIR",
+                               url_without_userinfo(o.llm)));
 }
 
 LlmSettings llm_settings_from_flags(const LlmOptions& o) {

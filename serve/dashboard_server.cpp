@@ -2,6 +2,7 @@
 
 #include "ir/error.hpp"
 #include "serve/assets.hpp"
+#include "serve/bounded_server.hpp"
 #include "serve/chart_library.hpp"
 #include "serve/json_api.hpp"
 #include "serve/path_safety.hpp"
@@ -9,8 +10,9 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <httplib.h>
-#include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace tv {
 
@@ -21,13 +23,34 @@ void text(httplib::Response& res, int status, const std::string& body) {
   res.set_content(body + "\n", "text/plain; charset=utf-8");
 }
 
-/// Sends a whole file (already checked to be inside the root) as `type`.
+/// Bytes read from a file per write to the socket.
+constexpr std::size_t kFileChunk = 64 * 1024;
+
+/// Sends a file (already checked to be inside the root) as `type`, streamed a chunk at a time:
+/// a 200 MB events file costs one chunk of memory per request, not 200 MB. The length is the
+/// file's size when the request came; bytes appended since are not sent.
 void send_file(httplib::Response& res, const std::filesystem::path& path, const char* type) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return text(res, 404, "cannot read " + path.filename().string());
-  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  struct Open {
+    std::ifstream in;
+    std::vector<char> chunk;
+  };
+  auto f = std::make_shared<Open>();
+  f->in.open(path, std::ios::binary);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!f->in || ec) return text(res, 404, "cannot read " + path.filename().string());
+  auto provide = [f](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+    if (f->chunk.empty()) f->chunk.resize(kFileChunk);
+    f->in.clear();
+    if (!f->in.seekg(std::streamoff(offset))) return false;
+    f->in.read(f->chunk.data(), std::streamsize(std::min(length, kFileChunk)));
+    const auto got = std::size_t(f->in.gcount());
+    // A file cut short since the request came: the answer ends early (the client sees fewer
+    // bytes than announced) rather than padding it.
+    return got > 0 && sink.write(f->chunk.data(), got);
+  };
   res.status = 200;
-  res.set_content(std::move(body), type);
+  res.set_content_provider(std::size_t(size), type, std::move(provide));
 }
 
 void send_asset(httplib::Response& res, const std::string& name) {
@@ -57,7 +80,10 @@ bool is_loopback_host(const std::string& host) {
 }
 
 DashboardServer::DashboardServer(const ServeOptions& options)
-    : options_(options), index_(options.runs_dir), server_(std::make_unique<httplib::Server>()) {
+    : options_(options), index_(options.runs_dir),
+      server_(std::make_unique<BoundedServer>(ServerLimits{options.threads, ServerLimits{}.queue,
+                                                           options.request_deadline_s,
+                                                           ServerLimits{}.io_timeout_s})) {
   add_routes();
 }
 

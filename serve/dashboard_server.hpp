@@ -3,13 +3,15 @@
 /// installed file, the JSON API (json_api.hpp) and the raw files of each run. It binds the
 /// loopback address unless told otherwise, answers GET and HEAD only, and serves nothing
 /// outside RUNS_DIR: a path that leaves it ("..", symlinks, encoded slashes or dots) is
-/// refused with 403.
+/// refused with 403. Slow clients cannot take it over (bounded_server.hpp), and files are
+/// streamed, never read whole into memory.
 ///
 ///   /                      the index of runs          /run/NAME           one run's page
 ///   /assets/FILE           the page assets            /lib/chart.js       Chart.js
 ///   /files/NAME/FILE       a run's file, as text      /api/...            see json_api.hpp
 #include "serve/run_index.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -24,6 +26,8 @@ struct ServeOptions {
   std::string runs_dir = ".";
   std::string host = "127.0.0.1"; ///< the address to bind (loopback by default)
   int port = 8765;                ///< 0 = any free port
+  std::size_t threads = 32;       ///< connections served at once (ServerLimits::threads)
+  double request_deadline_s = 10; ///< to receive one whole request (ServerLimits)
 };
 
 /// One server; bind() then listen() (which blocks until stop()).

@@ -55,27 +55,49 @@ fs::path RunIndex::run_dir(const std::string& name) const {
   return r.ok() && is_run_directory(r.path) ? r.path : fs::path();
 }
 
-RunView& RunIndex::view(const std::string& name, const fs::path& dir) {
-  auto& v = views_[name];
-  if (!v || v->dir() != dir) v = std::make_unique<RunView>(dir, name);
-  v->update();
-  return *v;
+std::shared_ptr<RunIndex::Entry> RunIndex::entry(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto& e = views_[name];
+  if (!e) e = std::make_shared<Entry>();
+  return e;
+}
+
+RunView& RunIndex::updated(Entry& e, const std::string& name, const fs::path& dir) {
+  if (!e.view || e.view->dir() != dir) e.view = std::make_unique<RunView>(dir, name);
+  e.view->update();
+  nlohmann::json summary = e.view->summary();
+  std::lock_guard lock(e.summary_mutex);
+  e.summary = std::move(summary);
+  return *e.view;
 }
 
 nlohmann::json RunIndex::summaries() {
-  const auto list = names();
-  std::lock_guard lock(mutex_);
   nlohmann::json out = nlohmann::json::array();
-  for (const std::string& name : list)
-    if (const fs::path dir = run_dir(name); !dir.empty()) out.push_back(view(name, dir).summary());
+  for (const std::string& name : names()) {
+    const fs::path dir = run_dir(name);
+    if (dir.empty()) continue;
+    const auto e = entry(name);
+    std::unique_lock busy(e->mutex, std::try_to_lock);
+    if (busy) {
+      updated(*e, name, dir);
+      busy.unlock();
+    }
+    std::lock_guard lock(e->summary_mutex);
+    out.push_back(e->summary.is_null() ? nlohmann::json{{"name", name},
+                                                        {"status", "reading"},
+                                                        {"programs", 0},
+                                                        {"bad_lines", 0}}
+                                       : e->summary);
+  }
   return out;
 }
 
 bool RunIndex::with_run(const std::string& name, const std::function<void(RunView&)>& f) {
   const fs::path dir = run_dir(name);
   if (dir.empty()) return false;
-  std::lock_guard lock(mutex_);
-  f(view(name, dir));
+  const auto e = entry(name);
+  std::lock_guard lock(e->mutex);
+  f(updated(*e, name, dir));
   return true;
 }
 

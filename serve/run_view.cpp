@@ -193,6 +193,9 @@ void RunView::apply_new_best(const json& e) {
   b.train_of_oracle = number(e, "train_of_oracle");
   b.test_of_oracle = number(e, "test_of_oracle");
   b.program = str(e, "program", 1u << 20).value_or("");
+  // Only the latest best's text is shown: an earlier one is dropped (a 200 MB events file
+  // carries hundreds of MB of them).
+  if (!bests_.empty()) std::string().swap(bests_.back().program);
   bests_.push_back(std::move(b));
   ++total_.new_best;
   ++per_op_[intern_op(bests_.back().op)].new_best;
@@ -269,6 +272,13 @@ std::pair<std::string, std::string> RunView::best_text() const {
   if (ended_ && best_file_.content() && count(end_, "best_id") == (long long)b.id)
     return {*best_file_.content(), "best.py"};
   return {"", ""};
+}
+
+std::size_t RunView::held_program_bytes() const {
+  std::size_t n = 0;
+  for (const BestPoint& b : bests_)
+    n += b.program.capacity();
+  return n;
 }
 
 std::string RunView::status(double live_seconds) const {

@@ -33,7 +33,7 @@ struct BestPoint {
   std::optional<double> test;            ///< test speedup (runs before the dashboard lack it)
   std::optional<double> train_of_oracle; ///< fraction of the per-shape oracle
   std::optional<double> test_of_oracle;
-  std::string program; ///< its text, when the event carried it
+  std::string program; ///< its text, when the event carried it (the latest best's only)
 };
 
 /// One run directory, read incrementally.
@@ -58,6 +58,8 @@ public:
   /// "finished" (the end event was read), "running" (a run file changed in the last
   /// `live_seconds`) or "stopped".
   std::string status(double live_seconds = 10) const;
+  /// Bytes of new_best program texts held: the latest best's only, however many there were.
+  std::size_t held_program_bytes() const;
 
 private:
   struct Node {

@@ -252,6 +252,16 @@ TEST_CASE("bad input: hipBLASLt logs") {
     crlf += ch;
   }
   CHECK(tilevolve(log(crlf)).status == 0);
+  // A repeated key is refused, not resolved to its first value.
+  t = entry;
+  t.replace(t.find("N: 16"), 5, "M: 8192, N: 16");
+  refused(log(t), f + ":1: ", "key 'M' is given twice");
+  // 30,000 distinct unknown functions: one short message, the others counted.
+  std::string unknown;
+  for (int i = 0; i < 30000; ++i)
+    unknown += "- {function: fn_" + std::to_string(i) + ", call_count: 1}\n";
+  refused(log(unknown), f + ": no bf16, f16 or f32 matmul GEMM to tune",
+          "and 29992 with 29992 other reasons (29992 calls)");
 }
 
 TEST_CASE("bad input: inline shapes, model presets and token lists") {
@@ -261,6 +271,16 @@ TEST_CASE("bad input: inline shapes, model presets and token lists") {
   refused("baselines --inline nan,1,1", "--inline 'nan,1,1': ", "M must be an integer");
   refused("baselines --inline -1,1,1", "--inline '-1,1,1': ", "M must be an integer");
   refused("baselines --inline " + std::string(100000, '9') + ",1,1", "--inline ", "bytes)");
+  { // A long message of short words (not one long field) is cut at 4 KiB too.
+    std::string many = "1 2";
+    for (int i = 0; i < 3000; ++i)
+      many += ",1 2";
+    const Outcome r = tilevolve("baselines --inline '" + many + "'");
+    CHECK(r.status == 2);
+    CHECK(r.out.rfind("tilevolve: error: --inline '1 2,1 2", 0) == 0);
+    CHECK(r.out.size() < 4200);
+    CHECK(r.out.find("... (cut: the message has 12") != std::string::npos);
+  }
   refused("baselines --model llama3-8b --tokens 1,-5",
           "--tokens '1,-5': ", "'-5' is not an integer in [1, 2^31]");
   refused("baselines --model llama3-8b --tokens nan", "--tokens 'nan': ", "is not an integer");

@@ -40,3 +40,15 @@ TEST_CASE("chat_response: error messages are one printable line") {
   CHECK(error_message_of("Bad Gateway\xff") == "Bad Gateway\\xff");
   CHECK(error_message_of(std::string(500, 'x')).size() == 203);
 }
+
+TEST_CASE("chat_response: usage counts beyond the largest count saturate, negative ones are 0") {
+  const auto r = parse_chat_response(
+      R"({"choices":[{"message":{"content":"x"}}],)"
+      R"("usage":{"prompt_tokens":18446744073709551615,"completion_tokens":9223372036854775807}})");
+  REQUIRE(r.ok);
+  CHECK(r.prompt_tokens == 9223372036854775807LL);
+  CHECK(r.completion_tokens == 9223372036854775807LL);
+  const auto negative = parse_chat_response(
+      R"({"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-7}})");
+  CHECK(negative.prompt_tokens == 0);
+}

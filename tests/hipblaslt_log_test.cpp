@@ -207,6 +207,48 @@ TEST_CASE("hipblaslt_log: malformed lines are errors naming the line and what wa
   CHECK(z.skipped.at("a zero size") == std::pair<std::size_t, double>{1, 9});
 }
 
+TEST_CASE("hipblaslt_log: a key given twice in an entry is refused with the file and line") {
+  const std::string ok = entry(1, 2, 3, 'N', 'N', 1, "bf16_r", 1);
+  // yaml-cpp alone would take the first M and accept the line.
+  CHECK(error_of(ok + "- {function: matmul, M: 4096, M: 8192, N: 128, K: 4096, transA: T, "
+                      "transB: N, a_type: bf16_r, b_type: bf16_r, call_count: 2}\n") ==
+        "w.yaml:2: key 'M' is given twice");
+  CHECK(error_of("- {function: matmul, function: gemm, M: 1, N: 2, K: 3}\n") ==
+        "w.yaml:1: key 'function' is given twice");
+  CHECK(error_of(ok + "- {function: foo, call_count: 1, call_count: 7}\n") ==
+        "w.yaml:2: key 'call_count' is given twice");
+}
+
+TEST_CASE("hipblaslt_log: the summary and its error stay short whatever the log skips") {
+  // 20,000 distinct unknown functions (a 100 MB log of 433k made a 43 MB message), a few
+  // repeated ones, and one function name of 10 KB.
+  std::string log;
+  for (int i = 0; i < 20000; ++i)
+    log += fmt::format("- {{function: unknown_fn_{}, call_count: 1}}\n", i);
+  for (int i = 0; i < 5; ++i)
+    log += "- {function: often, call_count: 3}\n";
+  log += "- {function: " + std::string(10000, 'x') + ", call_count: 1}\n";
+  const std::string e = error_of(log);
+  INFO(e.substr(0, 2000));
+  CHECK(e.size() < 1500);
+  CHECK(e.find("w.yaml: no bf16, f16 or f32 matmul GEMM to tune (20006 entries") == 0);
+  // The most frequent reason comes first; the other reasons are counted, not listed.
+  CHECK(e.find("skipped 20006 entries: 5 with function often (15 calls), 1 with function "
+               "unknown_fn_0 (1 call)") != std::string::npos);
+  CHECK(e.find(", and 19994 with 19994 other reasons (19994 calls))") != std::string::npos);
+  CHECK(e.find("unknown_fn_19999") == std::string::npos);
+
+  // Kept GEMMs beside the skipped ones: the report's summary is as short.
+  const HipblasltLog r =
+      parse_hipblaslt_log(log + entry(1, 2, 3, 'N', 'N', 1, "bf16_r", 1), "w.yaml", "w");
+  CHECK(r.summary().size() < 1500);
+  CHECK(r.skipped.count("function " + std::string(80, 'x') + "...(10000 bytes)") == 1);
+  // A long value in an error is cut too.
+  CHECK(error_of("- {function: matmul, M: 1, N: 2, K: 3, transA: " + std::string(5000, 'y') +
+                 ", transB: N}\n") ==
+        "w.yaml:1: transA must be N or T, got '" + std::string(80, 'y') + "...(5000 bytes)'");
+}
+
 TEST_CASE("hipblaslt_log: the sample workload loads with names from its file stem") {
   const std::string path = data_path("workloads/llama3_8b_vllm_mi300x.yaml");
   const HipblasltLog r = load_hipblaslt_log(path);

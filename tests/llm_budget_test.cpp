@@ -33,3 +33,14 @@ TEST_CASE("llm_budget: requests, tokens and failures in a row stop with their re
   restored.restore(failures.to_json());
   CHECK(restored.exhausted() == failures.exhausted());
 }
+
+TEST_CASE("llm_budget: absurd token counts saturate and still stop the run") {
+  const long long huge = 9223372036854775807LL; // what a hostile server reports
+  LlmBudget tokens({0, 1000, 0});
+  tokens.charge(true, huge, "");
+  tokens.charge(true, huge, ""); // would wrap to -2 (and is undefined behaviour)
+  CHECK(tokens.tokens() == huge);
+  CHECK(tokens.exhausted() == "token budget spent: 9,223,372,036,854,775,807 of 1,000 tokens");
+  tokens.charge(true, -5, ""); // never lowers the total
+  CHECK(tokens.tokens() == huge);
+}

@@ -3,6 +3,7 @@
 #include "evolve/mutators/llm_client.hpp"
 #include "ir/error.hpp"
 #include "tests/support/fake_openai_server.hpp"
+#include "tests/support/trickle_server.hpp"
 
 #include <chrono>
 #include <doctest/doctest.h>
@@ -197,4 +198,79 @@ TEST_CASE("llm_client: an answer larger than the limit is refused") {
   const ChatAttempt a = client.post(kBody);
   CHECK(a.failure == FailureKind::bad_response);
   CHECK(a.error == "the answer is larger than 10000 bytes");
+}
+
+TEST_CASE("llm_client: a server that trickles its answer a byte at a time is cut off at the "
+          "timeout") {
+  // A complete, valid answer, 30 ms a byte: about 10 s in all, where the timeout is 1 s.
+  const std::string body = FakeOpenAiServer::completion(std::string(200, 'x'), 10, 2, true);
+  for (const bool headers_at_once : {false, true}) {
+    INFO("headers at once: " << headers_at_once);
+    test::TrickleServer server(body, std::chrono::milliseconds(30), headers_at_once);
+    HttpOptions o = fast();
+    o.read_timeout_s = 1;
+    LlmClient client(Endpoint::parse(server.url()), "", o);
+    const auto t0 = std::chrono::steady_clock::now();
+    const ChatAttempt a = client.post(kBody);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(a.error);
+    CHECK(a.failure == FailureKind::timeout);
+    CHECK(a.error == "no complete answer within the timeout (1 s)");
+    CHECK(took >= 0.9);
+    CHECK(took < 5); // not the 10 s of the trickle
+    CHECK(server.requests() == 1);
+    if (headers_at_once) continue;
+    // The client is usable afterwards; a timeout is retried like any other.
+    const ChatOutcome again = send_with_retries(client, kBody, quick(1), 3, 0, nullptr);
+    CHECK(again.attempts.size() == 2);
+    CHECK(again.last().failure == FailureKind::timeout);
+    CHECK(server.requests() == 3);
+  }
+}
+
+TEST_CASE("llm_client: a key the server reflects back is masked in the error and the reply") {
+  const std::string key = "sk-reflected-secret-0042";
+  FakeOpenAiServer server([&](const nlohmann::json& body, int) {
+    FakeAction a;
+    if (body.value("model", "") == "echo-401") {
+      a.kind = FakeAction::status;
+      a.code = 401;
+      a.body = R"({"error":{"message":"Incorrect API key provided: Bearer )" + key +
+               R"(. You can find your API key at https://example.com/keys."}})";
+    } else if (body.value("model", "") == "echo-long") {
+      // The key straddles the 200 characters of the error excerpt.
+      a.kind = FakeAction::status;
+      a.code = 403;
+      a.body = R"({"error":")" + std::string(180, '.') + " Bearer " + key + R"("})";
+    } else {
+      a.content = "your key is " + key + ", right?";
+    }
+    return a;
+  });
+  LlmClient client(Endpoint::parse(server.url()), key, fast());
+  const ChatAttempt denied = client.post(R"({"model":"echo-401"})");
+  CHECK(denied.failure == FailureKind::client_error);
+  CHECK(denied.error == "HTTP 401: Incorrect API key provided: Bearer ***. You can find your "
+                        "API key at https://example.com/keys.");
+  const ChatAttempt cut = client.post(R"({"model":"echo-long"})");
+  CHECK(cut.error.find("sk-refl") == std::string::npos);
+  CHECK(cut.error.find("Bearer ***") != std::string::npos);
+  const ChatAttempt echoed = client.post(R"({"model":"echo-reply"})");
+  REQUIRE(echoed.ok());
+  CHECK(echoed.content == "your key is ***, right?");
+  // The key still went in the header, whole.
+  CHECK(server.requests().at(0).authorization == "Bearer " + key);
+}
+
+TEST_CASE("llm_client: a user:password@ in the URL is refused without being echoed") {
+  try {
+    Endpoint::parse("http://alice:hunter2-secret@llm.example.com:8000/v1");
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("hunter2") == std::string::npos);
+    CHECK(what.find("alice") == std::string::npos);
+    CHECK(what.find("'http://***@llm.example.com:8000/v1'") != std::string::npos);
+  }
 }

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -295,4 +296,32 @@ TEST_CASE("run view: bad lines, mistyped fields and unknown events are counted, 
   CHECK(s["best"]["id"] == 1);               // the seed: the only valid best
   CHECK(s["bad_lines"] == 5);
   CHECK(s.dump().size() > 0);
+}
+
+TEST_CASE("run view: only the latest best program's text is held, however many bests came") {
+  const fs::path dir = temp_dir("many_bests");
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "events.ndjson");
+    out << R"({"event":"program","n":0,"id":1,"op":"seed","stage":"full","train":1.0})"
+        << "\n";
+    // 60 new bests of 100 KB each: 6 MB of program texts, of which one is shown.
+    for (int i = 1; i <= 60; ++i) {
+      const std::string program =
+          "def choose(M, N, K):\n" + std::string(100000, '#') + fmt::format("\n# best {}\n", i);
+      out << json{{"event", "new_best"}, {"n", i},         {"id", i + 1},
+                  {"op", "tweak"},       {"score", 1 + i}, {"program", program}}
+                 .dump()
+          << "\n";
+    }
+  }
+  RunView v(dir, "many");
+  v.update();
+  CHECK(v.held_program_bytes() >= 100000);
+  CHECK(v.held_program_bytes() < 300000);
+  const json s = v.state();
+  CHECK(s["improvements"].size() == 61);
+  CHECK(s["best"]["id"] == 61);
+  CHECK(s["best"]["source"] == "new_best event");
+  CHECK(s["best"]["program"].get<std::string>().find("# best 60\n") != std::string::npos);
 }

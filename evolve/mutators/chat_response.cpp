@@ -1,6 +1,7 @@
 #include "evolve/mutators/chat_response.hpp"
 
 #include "evolve/mutators/excerpt.hpp"
+#include "evolve/mutators/token_count.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,11 +10,15 @@ namespace tv {
 
 namespace {
 
-/// A non-negative integer field of `o`, or 0.
+/// A non-negative integer field of `o` (saturated at kMaxTokenCount), or 0.
 long long count_of(const nlohmann::json& o, const char* key) {
   if (!o.is_object()) return 0;
   const auto it = o.find(key);
   if (it == o.end() || !it->is_number_integer()) return 0;
+  if (it->is_number_unsigned()) {
+    const auto u = it->get<std::uint64_t>();
+    return u > std::uint64_t(kMaxTokenCount) ? kMaxTokenCount : (long long)u;
+  }
   const long long v = it->get<long long>();
   return v < 0 ? 0 : v;
 }

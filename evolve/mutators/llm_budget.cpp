@@ -1,6 +1,7 @@
 #include "evolve/mutators/llm_budget.hpp"
 #include "ir/number_text.hpp"
 
+#include "evolve/mutators/token_count.hpp"
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +10,7 @@ namespace tv {
 
 void LlmBudget::charge(bool ok, long long tokens, const std::string& error) {
   ++requests_;
-  tokens_ += tokens;
+  tokens_ = add_tokens(tokens_, tokens);
   if (ok) {
     failures_in_a_row_ = 0;
   } else {

@@ -2,12 +2,15 @@
 
 #include "evolve/mutators/chat_response.hpp"
 #include "evolve/mutators/excerpt.hpp"
+#include "evolve/mutators/secret_mask.hpp"
 #include "ir/error.hpp"
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <mutex>
 #include <thread>
 
 namespace tv {
@@ -47,11 +50,47 @@ std::string error_text(httplib::Error e) {
   }
 }
 
+/// Stops a client's request in flight once `seconds` have passed, unless finish() comes
+/// first: httplib's own timeouts bound each read, so a server that trickles a byte a second
+/// would hold a request forever.
+class Deadline {
+public:
+  Deadline(httplib::Client& client, double seconds)
+      : thread_([this, &client, seconds] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds),
+                            [this] { return done_; })) {
+            expired_ = true;
+            client.stop(); // thread-safe: shuts the socket down, the request fails
+          }
+        }) {}
+  ~Deadline() { finish(); }
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+  /// Ends the watch; true when the deadline had passed (and the request was stopped).
+  bool finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    return expired_;
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false, expired_ = false;
+  std::thread thread_; // last: it starts once the members above exist
+};
+
 } // namespace
 
 Endpoint Endpoint::parse(std::string_view url) {
   Endpoint e;
-  const std::string shown = excerpt(url, 200);
+  // A user:password@ in the URL is refused below; it is not echoed either.
+  const std::string shown = excerpt(url_without_userinfo(url), 200);
   std::string_view rest;
   if (url.substr(0, 7) == "http://") {
     rest = url.substr(7);
@@ -112,6 +151,7 @@ struct LlmClient::Impl {
     client.set_follow_location(false);
     if (!options.ca_cert_file.empty()) client.set_ca_cert_path(options.ca_cert_file);
   }
+  ChatAttempt send(const std::string& body);
 };
 
 LlmClient::LlmClient(Endpoint endpoint, std::string api_key, HttpOptions options)
@@ -120,17 +160,26 @@ LlmClient::LlmClient(Endpoint endpoint, std::string api_key, HttpOptions options
 LlmClient::~LlmClient() = default;
 
 ChatAttempt LlmClient::post(const std::string& body) {
+  ChatAttempt a = impl_->send(body);
+  // A server may reflect the key back (a 401 quoting "Bearer <key>"): what is recorded and
+  // printed never holds it.
+  a.error = mask_secret(std::move(a.error), impl_->key);
+  a.content = mask_secret(std::move(a.content), impl_->key);
+  return a;
+}
+
+ChatAttempt LlmClient::Impl::send(const std::string& body) {
   ChatAttempt a;
   httplib::Request req;
   req.method = "POST";
-  req.path = impl_->endpoint.path;
+  req.path = endpoint.path;
   req.headers.emplace("Content-Type", "application/json");
   req.headers.emplace("Accept", "application/json");
-  if (!impl_->key.empty()) req.headers.emplace("Authorization", "Bearer " + impl_->key);
+  if (!key.empty()) req.headers.emplace("Authorization", "Bearer " + key);
   req.body = body;
   std::string received;
   bool too_big = false;
-  const std::size_t cap = impl_->options.max_response_bytes;
+  const std::size_t cap = options.max_response_bytes;
   req.content_receiver = [&](const char* data, std::size_t len, std::uint64_t, std::uint64_t) {
     if (received.size() + len > cap) {
       too_big = true;
@@ -140,8 +189,17 @@ ChatAttempt LlmClient::post(const std::string& body) {
     return true;
   };
   const auto t0 = std::chrono::steady_clock::now();
-  httplib::Result res = impl_->client.send(req);
+  // The timeout bounds the whole request, not only each silence.
+  Deadline deadline(client, options.read_timeout_s);
+  httplib::Result res = client.send(req);
+  const bool expired = deadline.finish();
   a.latency_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  received = mask_secret(std::move(received), key);
+  if (!res && expired) {
+    a.failure = FailureKind::timeout;
+    a.error = fmt::format("no complete answer within the timeout ({} s)", options.read_timeout_s);
+    return a;
+  }
   if (too_big) {
     a.status = res ? res->status : 0;
     a.failure = FailureKind::bad_response;
@@ -158,10 +216,9 @@ ChatAttempt LlmClient::post(const std::string& body) {
     case httplib::Error::Read:
       // httplib reports a read timeout and a peer that hung up alike; the clock tells them
       // apart.
-      if (a.latency_s >= 0.9 * impl_->options.read_timeout_s) {
+      if (a.latency_s >= 0.9 * options.read_timeout_s) {
         a.failure = FailureKind::timeout;
-        a.error =
-            fmt::format("no answer within the read timeout ({} s)", impl_->options.read_timeout_s);
+        a.error = fmt::format("no answer within the read timeout ({} s)", options.read_timeout_s);
       } else {
         a.failure = FailureKind::connection;
       }

@@ -4,7 +4,7 @@
 /// around it. https works: Debian's cpp-httplib is built with OpenSSL.
 ///
 /// The API key goes into the Authorization header and nowhere else: it is not part of any
-/// value this file returns.
+/// value this file returns (a server that echoes it back gets it masked, secret_mask.hpp).
 #include "evolve/mutators/chat_attempt.hpp"
 #include "evolve/mutators/retry_policy.hpp"
 
@@ -34,7 +34,9 @@ struct Endpoint {
 /// Transport limits.
 struct HttpOptions {
   double connect_timeout_s = 10; ///< to establish the connection
-  double read_timeout_s = 300;   ///< the longest silence while waiting for the answer
+  /// The longest a request may take, from sending it to the end of the answer (a server that
+  /// trickles bytes is cut off there too); also the longest silence.
+  double read_timeout_s = 300;
   std::size_t max_response_bytes = std::size_t(8) << 20; ///< larger answers are refused
   std::string ca_cert_file; ///< extra CA certificate (PEM) for https; empty = system store
 };

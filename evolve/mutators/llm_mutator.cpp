@@ -1,5 +1,6 @@
 #include "evolve/mutators/llm_mutator.hpp"
 
+#include "evolve/mutators/token_count.hpp"
 #include "ir/error.hpp"
 
 #include <atomic>
@@ -252,8 +253,8 @@ std::vector<MutationReply> LlmMutator::propose_all(const std::vector<MutationReq
     r.model = j.model;
     r.attempts = int(o.attempts.size());
     for (const auto& a : o.attempts) {
-      r.prompt_tokens += a.prompt_tokens;
-      r.completion_tokens += a.completion_tokens;
+      r.prompt_tokens = add_tokens(r.prompt_tokens, a.prompt_tokens);
+      r.completion_tokens = add_tokens(r.completion_tokens, a.completion_tokens);
       r.latency_s += a.latency_s;
     }
     if (o.ok()) {
@@ -266,7 +267,7 @@ std::vector<MutationReply> LlmMutator::propose_all(const std::vector<MutationReq
               : fmt::format("{} after {} attempt{}: {}", failure_kind_name(o.last().failure),
                             o.attempts.size(), o.attempts.size() == 1 ? "" : "s", o.last().error);
     }
-    budget_.charge(r.ok, r.prompt_tokens + r.completion_tokens, r.error);
+    budget_.charge(r.ok, add_tokens(r.prompt_tokens, r.completion_tokens), r.error);
     out.push_back(std::move(r));
   }
   next_request_ += requests.size();

@@ -2,6 +2,7 @@
 #include "ir/number_text.hpp"
 
 #include "eval/text_table.hpp"
+#include "evolve/mutators/token_count.hpp"
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
@@ -20,7 +21,7 @@ nlohmann::json model_json(const ModelStats& m) {
           {"final_failures", m.final_failures},
           {"prompt_tokens", m.prompt_tokens},
           {"completion_tokens", m.completion_tokens},
-          {"tokens", m.prompt_tokens + m.completion_tokens},
+          {"tokens", add_tokens(m.prompt_tokens, m.completion_tokens)},
           {"latency_s", m.latency_s},
           {"mean_latency_s", m.attempts ? m.latency_s / double(m.attempts) : 0.0},
           {"wait_s", m.wait_s}};
@@ -63,8 +64,8 @@ void add_into(ModelStats& t, const ModelStats& m) {
     t.failures[k] += v;
   for (const auto& [k, v] : m.final_failures)
     t.final_failures[k] += v;
-  t.prompt_tokens += m.prompt_tokens;
-  t.completion_tokens += m.completion_tokens;
+  t.prompt_tokens = add_tokens(t.prompt_tokens, m.prompt_tokens);
+  t.completion_tokens = add_tokens(t.completion_tokens, m.completion_tokens);
   t.latency_s += m.latency_s;
   t.wait_s += m.wait_s;
 }
@@ -77,8 +78,8 @@ void LlmStats::add(const std::string& model, const ChatOutcome& outcome) {
   for (const ChatAttempt& a : outcome.attempts) {
     ++m.attempts;
     if (!a.ok()) ++m.failures[std::string(failure_kind_name(a.failure))];
-    m.prompt_tokens += a.prompt_tokens;
-    m.completion_tokens += a.completion_tokens;
+    m.prompt_tokens = add_tokens(m.prompt_tokens, a.prompt_tokens);
+    m.completion_tokens = add_tokens(m.completion_tokens, a.completion_tokens);
     m.latency_s += a.latency_s;
     m.wait_s += a.wait_s;
   }
@@ -101,7 +102,7 @@ ModelStats LlmStats::total() const {
 
 long long LlmStats::tokens() const {
   const ModelStats t = total();
-  return t.prompt_tokens + t.completion_tokens;
+  return add_tokens(t.prompt_tokens, t.completion_tokens);
 }
 
 nlohmann::json LlmStats::to_json() const {
@@ -143,7 +144,7 @@ std::string llm_stats_text(const nlohmann::json& stats) {
   out +=
       fmt::format("Tokens: {} ({} prompt + {} completion){}; time spent waiting for answers, "
                   "summed over attempts: {:.1f} s; backoff waits: {:.1f} s.\n",
-                  thousands(total.prompt_tokens + total.completion_tokens),
+                  thousands(add_tokens(total.prompt_tokens, total.completion_tokens)),
                   thousands(total.prompt_tokens), thousands(total.completion_tokens),
                   total.no_usage ? fmt::format(", {} replies without usage", total.no_usage) : "",
                   total.latency_s, total.wait_s);

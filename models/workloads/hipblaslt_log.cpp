@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -20,6 +22,16 @@ namespace {
 constexpr std::size_t kMaxLine = 16 * 1024;
 /// Largest call_count accepted (2^50: far beyond any run, small enough to sum exactly).
 constexpr std::int64_t kMaxCalls = std::int64_t(1) << 50;
+/// Skip reasons a summary names (the most frequent); the others are counted together.
+constexpr std::size_t kShownReasons = 8;
+/// Longest value quoted in a skip reason or a message (a function name can be 16 KiB long).
+constexpr std::size_t kMaxQuoted = 80;
+
+/// `v`, cut to kMaxQuoted bytes with "..." when longer.
+std::string quoted_value(std::string_view v) {
+  if (v.size() <= kMaxQuoted) return std::string(v);
+  return std::string(v.substr(0, kMaxQuoted)) + fmt::format("...({} bytes)", v.size());
+}
 
 /// Deepest nesting of '{' and '[' on the line, or -1 when the brackets do not balance (quotes
 /// are not special: hipBLASLt writes no brackets inside values).
@@ -63,6 +75,13 @@ YAML::Node entry_map(std::string_view line, std::string_view source, int line_no
   if (!map.IsMap())
     fail_at_line(source, line_no,
                  "expected one entry '- {function: matmul, M: ..., N: ..., K: ..., ...}'");
+  // yaml-cpp keeps every pair of a repeated key and looks up the first: refused instead, as
+  // hipBLASLt never repeats one.
+  std::set<std::string> keys;
+  for (const auto& kv : map)
+    if (!keys.insert(kv.first.Scalar()).second)
+      fail_at_line(source, line_no,
+                   fmt::format("key '{}' is given twice", quoted_value(kv.first.Scalar())));
   return map;
 }
 
@@ -92,7 +111,7 @@ std::int64_t integer(const YAML::Node& map, const char* key, std::int64_t lo, st
 char trans(const YAML::Node& map, const char* key, std::string_view source, int line_no) {
   const std::string v = required(map, key, source, line_no);
   if (v != "N" && v != "T")
-    fail_at_line(source, line_no, fmt::format("{} must be N or T, got '{}'", key, v));
+    fail_at_line(source, line_no, fmt::format("{} must be N or T, got '{}'", key, quoted_value(v)));
   return v[0];
 }
 
@@ -130,13 +149,38 @@ std::string HipblasltLog::summary() const {
                   plural(double(entries), "entry", "entries"), kept_lines,
                   plural(double(shapes.size()), "GEMM", "GEMMs"));
   if (skipped.empty()) return out + "; nothing skipped";
+  // The most frequent reasons (by entries, then by name), the rest as one count: a log of
+  // 400k distinct unknown functions must not make a 40 MB message.
+  using Reason = std::pair<const std::string, std::pair<std::size_t, double>>;
+  std::vector<const Reason*> order;
   std::size_t lines = 0;
-  std::string parts;
-  for (const auto& [why, n] : skipped) {
-    lines += n.first;
-    parts += fmt::format("{}{} with {} ({})", parts.empty() ? "" : ", ", n.first, why,
-                         plural(n.second, "call", "calls"));
+  for (const Reason& r : skipped) {
+    order.push_back(&r);
+    lines += r.second.first;
   }
+  const std::size_t shown = std::min(order.size(), kShownReasons);
+  std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(shown), order.end(),
+                    [](const Reason* a, const Reason* b) {
+                      if (a->second.first != b->second.first)
+                        return a->second.first > b->second.first;
+                      return a->first < b->first;
+                    });
+  std::string parts;
+  std::size_t rest_lines = 0;
+  double rest_calls = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Reason& r = *order[i];
+    if (i < shown) {
+      parts += fmt::format("{}{} with {} ({})", parts.empty() ? "" : ", ", r.second.first, r.first,
+                           plural(r.second.second, "call", "calls"));
+    } else {
+      rest_lines += r.second.first;
+      rest_calls += r.second.second;
+    }
+  }
+  if (order.size() > shown)
+    parts += fmt::format(", and {} with {} other reasons ({})", rest_lines, order.size() - shown,
+                         plural(rest_calls, "call", "calls"));
   return out + fmt::format("; skipped {}: {}", plural(double(lines), "entry", "entries"), parts);
 }
 
@@ -157,7 +201,7 @@ HipblasltLog parse_hipblaslt_log(std::string_view text, std::string_view source,
       const auto calls = scalar(e, "call_count", source, n);
       std::int64_t c = 1;
       if (calls) c = parse_int_field(*calls, "call_count", 1, kMaxCalls, source, n);
-      auto& s = out.skipped["function " + function];
+      auto& s = out.skipped["function " + quoted_value(function)];
       s.first += 1;
       s.second += double(c);
       continue;
@@ -180,11 +224,11 @@ HipblasltLog parse_hipblaslt_log(std::string_view text, std::string_view source,
     };
     const auto dtype = timed_type(a);
     if (a != b) {
-      skip(fmt::format("mixed types a_type {} b_type {}", a, b));
+      skip(fmt::format("mixed types a_type {} b_type {}", quoted_value(a), quoted_value(b)));
       continue;
     }
     if (!dtype) {
-      skip("a_type " + a);
+      skip("a_type " + quoted_value(a));
       continue;
     }
     if (m == 0 || nn == 0 || k == 0) {

@@ -35,8 +35,9 @@
 ///
 /// Untrusted input: a line longer than 16 KiB, nested deeper than one flow map, or with
 /// any other shape than one map (optionally as a one-item `- ` sequence) is an error naming
-/// the file and line, as is a missing or non-integer size, a transA/transB other than N or
-/// T, or a count out of range. Blank lines and `#` comment lines are skipped.
+/// the file and line, as is a key given twice, a missing or non-integer size, a
+/// transA/transB other than N or T, or a count out of range. Blank lines and `#` comment
+/// lines are skipped. Values quoted in skip reasons and messages are cut to 80 bytes.
 #include "ir/shape.hpp"
 
 #include <cstddef>
@@ -71,7 +72,9 @@ struct HipblasltLog {
   std::map<std::string, std::pair<std::size_t, double>> skipped;
 
   /// One line for reports, e.g. "12 entries -> 8 GEMMs (weight = call_count x batch_count);
-  /// skipped 2 entries: 1 with a_type f8_r (40 calls), 1 with function foo (1 call)".
+  /// skipped 2 entries: 1 with a_type f8_r (40 calls), 1 with function foo (1 call)". It
+  /// names the 8 most frequent reasons and counts the others together ("..., and 90 with 90
+  /// other reasons (90 calls)"), so it stays short whatever the log holds.
   std::string summary() const;
 };
 
