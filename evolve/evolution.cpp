@@ -26,7 +26,6 @@
 #include "models/json_text.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -282,7 +281,7 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       stage = Stage::parse_failed;
       reason = pr.error->str();
     } else if (const Program child = options_.drop_unexercised
-                                         ? drop_unexercised_rules(*pr.program, s.train_shapes, std::getenv("TV_MINSUP_SEARCH") ? std::atoi(std::getenv("TV_MINSUP_SEARCH")) : 1)
+                                         ? drop_unexercised_rules(*pr.program, s.train_shapes)
                                          : *pr.program;
                child == parent.program || s.seen.count(hash_value(child))) {
       stage = Stage::noop;
@@ -562,8 +561,6 @@ EvolutionResult Evolution::finish() {
       r.placement = std::move(placed.changes);
     }
   }
-  if (std::getenv("TV_MINSUP_FINAL"))
-    r.best.program = drop_unexercised_rules(r.best.program, s.train_shapes, std::atoi(std::getenv("TV_MINSUP_FINAL")));
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

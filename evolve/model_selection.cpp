@@ -143,7 +143,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
         it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
       }
       out.held_out[i] += w * it->second;
-      out.mean_rules[i] += double(e->candidate.program.rules.size()) / double(k);
+      out.mean_rules[i] += double(program_size(e->candidate.program)) / double(k);
     }
     collect(held_eval.cache_to_json());
   }

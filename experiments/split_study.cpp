@@ -153,9 +153,11 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   // The report.
   const Problem& p0 = *problems.front().problem;
   Report& rep = r.report;
-  rep.title = fmt::format("tilevolve splits: evolution against the per-M table over {} random "
-                          "splits",
-                          options.splits);
+  rep.title = fixed ? std::string("tilevolve splits: evolution against the per-M table on one "
+                                   "fixed train/test pair")
+                    : fmt::format("tilevolve splits: evolution against the per-M table over {} "
+                                  "random splits",
+                                  options.splits);
   rep.intro = fmt::format(
       "GPU {} ({}), backend {}, {} shapes from {} {}; on each "
       "split, {} evolution runs (seeds 0 to {}, {} programs each{}{}, {}{}) and the per-M table "

@@ -15,10 +15,10 @@ FrontEntry entry(std::uint64_t id, std::size_t rules, double speedup) {
   for (std::size_t i = 0; i < rules; ++i) {
     Rule r;
     r.condition.terms.push_back(Comparison{Feature::M, CmpOp::le, std::int64_t(i + 1)});
-    r.config = cfg(16, 64, 64, 4, 4, 8);
+    r.config = test::cfg(16, 64, 64, 4, 4, 8);
     e.candidate.program.rules.push_back(r);
   }
-  e.candidate.program.default_config = cfg(128, 128, 64, 8, 3, 8);
+  e.candidate.program.default_config = test::cfg(128, 128, 64, 8, 3, 8);
   e.speedup = speedup;
   e.op = "split";
   e.diff = "diff " + std::to_string(id);

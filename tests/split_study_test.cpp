@@ -5,6 +5,7 @@
 #include "experiments/study_problem.hpp"
 #include "ir/error.hpp"
 #include "ir/text.hpp"
+#include "models/data_dir.hpp"
 #include "support/shell.hpp"
 
 #include <cmath>
@@ -240,4 +241,22 @@ TEST_CASE("split_study: the vendor library's column when the backend times it") 
   // The analytic model times no vendor library: no such column.
   CHECK(small().report.text().find("vendor library test") == std::string::npos);
   CHECK(small().rows.front().vendor_test == std::nullopt);
+}
+
+TEST_CASE("a split study on one fixed train/test pair runs the seeds on it, and refuses more splits") {
+  tv::SplitStudyOptions o;
+  o.problem.gpu = "h100";
+  o.problem.test_shapes = tv::data_dir() + "/shapes/six_models.csv";
+  o.splits = 1;
+  o.seeds = 2;
+  o.budget = 40;
+  const tv::SplitStudyResult r = tv::run_split_study(o);
+  REQUIRE(r.rows.size() == 1);
+  CHECK(r.rows[0].evolved.runs.size() == 2);
+  CHECK(r.report.title.find("one fixed train/test pair") != std::string::npos);
+  // The cost-matched tree's figure is a real fraction of the oracle.
+  CHECK(r.rows[0].cost_tree_test > 0.3);
+  CHECK(r.rows[0].cost_tree_test <= 1.0);
+  o.splits = 3;
+  CHECK_THROWS_AS(tv::run_split_study(o), tv::InputError);
 }
