@@ -14,24 +14,6 @@ namespace tv {
 
 namespace {
 
-constexpr std::pair<const char*, long long PoolCounters::*> kCounterFields[] = {
-    {"sent", &PoolCounters::sent},
-    {"measured", &PoolCounters::measured},
-    {"restarts", &PoolCounters::restarts},
-    {"requeued", &PoolCounters::requeued},
-    {"errors", &PoolCounters::errors},
-    {"timeouts", &PoolCounters::timeouts},
-    {"crashes", &PoolCounters::crashes},
-    {"garbage_lines", &PoolCounters::garbage_lines},
-    {"unknown_ids", &PoolCounters::unknown_ids},
-    {"bad_replies", &PoolCounters::bad_replies},
-    {"failed_starts", &PoolCounters::failed_starts},
-    {"isolated", &PoolCounters::isolated},
-    {"poison", &PoolCounters::poison},
-    {"canaries", &PoolCounters::canaries},
-    {"retired", &PoolCounters::retired},
-};
-
 using Seconds = std::chrono::duration<double>;
 
 /// The job index of the canary: a pair that measured well before, sent alone to a worker
@@ -69,23 +51,6 @@ std::string last_lines(const std::string& text, int n) {
 
 } // namespace
 
-nlohmann::json PoolCounters::to_json() const {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, field] : kCounterFields)
-    j[name] = this->*field;
-  return j;
-}
-
-std::string PoolCounters::faults() const {
-  std::string out;
-  for (const auto& [name, field] : kCounterFields) {
-    if (field == &PoolCounters::sent || field == &PoolCounters::measured || this->*field == 0)
-      continue;
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, this->*field);
-  }
-  return out.empty() ? "no faults" : out;
-}
-
 struct DevicePool::Slot {
   /// waiting: killed after a fault, to be started again at `restart_at` (the back-off).
   enum class State { starting, ready, waiting, retired };
@@ -94,11 +59,12 @@ struct DevicePool::Slot {
   Clock::time_point deadline, restart_at;
   /// (request id, job index), in the order they were sent.
   std::vector<std::pair<std::uint64_t, std::size_t>> outstanding;
-  bool isolated = false;      ///< its one outstanding request is a suspect, sent alone
-  bool owes_proof = false;    ///< a pair faulted alone here: it measures the canary first
-  int consecutive_faults = 0; ///< faults since its last good reply
-  int failed_starts = 0;      ///< starts in a row that did not end in a good hello
-  int generation = 0;         ///< incremented at every start, to drop events of a dead process
+  bool isolated = false;               ///< its one outstanding request is a suspect, sent alone
+  bool owes_proof = false;             ///< a pair faulted alone here: it measures the canary first
+  std::vector<std::uint64_t> answered; ///< the last ids this process answered
+  int consecutive_faults = 0;          ///< faults since its last good reply
+  int failed_starts = 0;               ///< starts in a row that did not end in a good hello
+  int generation = 0; ///< incremented at every start, to drop events of a dead process
   Clock::time_point busy_since;
 };
 
@@ -164,6 +130,7 @@ void DevicePool::start(std::size_t i) {
   Slot& s = *slots_[i];
   s.proc.reset();
   s.proc = std::make_unique<WorkerProcess>(info_[i].command, kMaxProtocolLine);
+  s.answered.clear();
   s.state = Slot::State::starting;
   ++s.generation;
   info_[i].healthy = false;
@@ -329,6 +296,13 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
   }
   auto it = std::find_if(s.outstanding.begin(), s.outstanding.end(),
                          [&](const auto& p) { return p.first == r.id; });
+  if (it == s.outstanding.end() &&
+      std::find(s.answered.begin(), s.answered.end(), r.id) != s.answered.end()) {
+    // A second reply to an id this process already answered: its first answer stands, and
+    // killing a worker that measures would cost a restart for nothing.
+    ++counters_.duplicates;
+    return;
+  }
   if (it == s.outstanding.end()) {
     fault(i, &PoolCounters::unknown_ids,
           fmt::format("replied to id {}, which it was not sent", r.id));
@@ -340,6 +314,8 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
     return;
   }
   const std::size_t j = it->second;
+  s.answered.push_back(it->first);
+  if (s.answered.size() > 8) s.answered.erase(s.answered.begin());
   s.outstanding.erase(it);
   if (s.outstanding.empty()) s.isolated = false;
   if (j == kCanary) {

@@ -3,19 +3,20 @@
 /// poll() loop (no thread ever blocks on a worker). It keeps `inflight` requests out at each
 /// worker so the worker always has the next pair ready, and it survives faults: a worker that
 /// crashes, hangs past the timeout, prints a line that is not a reply, answers an id it was
-/// not sent, or lies (a time with a failed status) is killed and restarted (at once after its
-/// first fault, then after a back-off that doubles with each fault in a row). Its unanswered
-/// requests are retried, each alone on a worker (on another device where there is one), until
-/// they get a real answer, so a transient fault never changes a result. Only a pair that
-/// faults alone on its worker three times, on two different devices where the pool has more
-/// than one (and on a device that has delivered results: a device that never did is broken,
-/// not the pair; after each such fault the worker first re-measures a pair that measured well,
-/// the canary, to show it still works), is a poison pair: its result is status crash (with the last
-/// fault and stderr lines), which the measured backend records so that it is never sent again. A
-/// device that fails to start `max_failed_starts` times in a row, or faults kMaxFaultsInRow times
-/// in a row without a result, is retired with its reason; a run ends for want of workers only when
-/// every device is retired. Results already received are never lost; counters say what
-/// happened, per pool and per device.
+/// not sent (a second reply to an id it answered is counted and ignored), or lies (a time with a
+/// failed status) is killed and restarted (at once after its first fault, then after a back-off
+/// that doubles with each fault in a row). Its unanswered requests are retried, each alone on a
+/// worker (on another device where there is one), until they get a real answer, so a transient
+/// fault never changes a result. Only a pair that faults alone on its worker three times, on two
+/// different devices where the pool has more than one (and on a device that has delivered results:
+/// a device that never did is broken, not the pair; after each such fault the worker first
+/// re-measures a pair that measured well, the canary, to show it still works), is a poison pair:
+/// its result is status crash (with the last fault and stderr lines), which the measured backend
+/// records so that it is never sent again. A device that fails to start `max_failed_starts` times
+/// in a row, or faults kMaxFaultsInRow times in a row without a result, is retired with its reason;
+/// a run ends for want of workers only when every device is retired. Results already received are
+/// never lost; counters say what happened, per pool and per device.
+#include "eval/controller/pool_counters.hpp"
 #include "eval/controller/pool_options.hpp"
 #include "eval/controller/worker_protocol.hpp"
 
@@ -29,29 +30,6 @@
 #include <vector>
 
 namespace tv {
-
-/// What happened in a pool, summed over its life.
-struct PoolCounters {
-  long long sent = 0;          ///< measure requests written to workers
-  long long measured = 0;      ///< replies accepted as results
-  long long restarts = 0;      ///< workers killed and started again
-  long long requeued = 0;      ///< requests handed to another worker after a fault
-  long long errors = 0;        ///< requests left unanswered when every device retired
-  long long isolated = 0;      ///< retries sent alone to a worker after a fault
-  long long poison = 0;        ///< poison pairs (status crash): faulted alone three times
-  long long canaries = 0;      ///< pairs that measured well, re-sent after a pair faulted alone
-  long long timeouts = 0;      ///< workers silent past the timeout
-  long long crashes = 0;       ///< workers that exited or closed stdout
-  long long garbage_lines = 0; ///< lines that were not a reply (not JSON, no id, too long)
-  long long unknown_ids = 0;   ///< replies for an id the worker was not sent
-  long long bad_replies = 0;   ///< malformed replies or lies (a time with a failed status)
-  long long failed_starts = 0; ///< starts that did not end in a good hello
-  long long retired = 0;       ///< devices retired for good
-  /// All fields as a JSON object.
-  nlohmann::json to_json() const;
-  /// "restarts 1, re-queued 2, timeouts 1, ..." (the non-zero fault counters), or "no faults".
-  std::string faults() const;
-};
 
 /// One device of the pool, as its worker reported it.
 struct DeviceInfo {
