@@ -147,9 +147,21 @@ TEST_CASE("measured_faults: a poison config is found, recorded as crash and neve
   INFO("poison config " << poison);
   const std::string cache = dir.at("poison.csv");
   const std::string args = "--poison-config " + shell_word(poison) + " --fault-rate 0.03";
-  const auto r = json_of(tilevolve(measured(cache, 2, args)));
+  const std::string out = dir.at("run");
+  const auto r = json_of(tilevolve(measured(cache, 2, args, "--out " + shell_word(out))));
   const auto& pool = r["measurement"]["pool"];
   CHECK(pool["poison"].get<long long>() >= 1);
+  // The run's events end with what each device went through.
+  const std::string events = tv::test::read_text(out + "/events.ndjson");
+  const std::size_t last = events.rfind('\n', events.size() - 2);
+  const auto devices = nlohmann::json::parse(events.substr(last + 1));
+  CHECK(devices["event"] == "devices");
+  CHECK(devices["pool"] == pool);
+  REQUIRE(devices["devices"].size() == 2);
+  CHECK(devices["devices"][0]["poison"].get<long long>() +
+            devices["devices"][1]["poison"].get<long long>() ==
+        pool["poison"].get<long long>());
+  CHECK(devices["poison"].size() == pool["poison"].get<std::size_t>());
   CHECK(pool["retired"] == 0);
   CHECK(r["measurement"]["poison"].size() == pool["poison"].get<std::size_t>());
   const std::string text = tv::test::read_text(cache);
