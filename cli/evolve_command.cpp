@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -303,6 +304,17 @@ void run_evolve(EvolveOptions o) {
   if (const auto* m = dynamic_cast<const MeasuredBackend*>(problem->backend.get())) {
     summary["measurement"] = m->report_json();
     extra += "\nMeasurement:\n" + m->report_text();
+    if (!o.out.empty()) {
+      // What each device went through, after the end event (the run's events are written).
+      const auto& mj = summary["measurement"];
+      std::ofstream(o.out + "/events.ndjson", std::ios::app)
+          << nlohmann::json{{"event", "devices"},
+                            {"devices", mj["devices"]},
+                            {"pool", mj["pool"]},
+                            {"poison", mj["poison"]}}
+                 .dump()
+          << "\n";
+    }
   }
   const std::string text = summary_text(*problem, r, baselines) + extra;
   if (!o.out.empty()) {

@@ -18,14 +18,17 @@ std::string_view status_name(MeasureStatus s) {
     return "unmeasured";
   case MeasureStatus::error:
     return "error";
+  case MeasureStatus::crash:
+    return "crash";
   }
   return "unmeasured";
 }
 
 bool parse_status(std::string_view text, MeasureStatus& out) {
-  for (MeasureStatus s : {MeasureStatus::ok, MeasureStatus::unlaunchable,
-                          MeasureStatus::compile_error, MeasureStatus::wrong_result,
-                          MeasureStatus::timeout, MeasureStatus::unmeasured, MeasureStatus::error})
+  for (MeasureStatus s :
+       {MeasureStatus::ok, MeasureStatus::unlaunchable, MeasureStatus::compile_error,
+        MeasureStatus::wrong_result, MeasureStatus::timeout, MeasureStatus::unmeasured,
+        MeasureStatus::error, MeasureStatus::crash})
     if (status_name(s) == text) {
       out = s;
       return true;

@@ -14,7 +14,8 @@ enum class MeasureStatus {
   wrong_result,  ///< the output did not match the reference: no time is ever recorded
   timeout,       ///< the run exceeded its time limit
   unmeasured,    ///< the backend has no time for this pair (e.g. not in a recorded table)
-  error          ///< the measurement itself failed (a worker's error, or a worker fault twice)
+  error,         ///< the measurement itself failed (a worker's error, or no worker was left)
+  crash          ///< a poison pair: it took its worker down each time it was sent (never resent)
 };
 
 /// Lowercase name ("wrong_result").

@@ -144,7 +144,7 @@ void parse_result(const std::vector<std::string>& f, std::size_t i, Measurement&
   if (!parse_status(f[i], m.status))
     fail_at_line(source, line,
                  fmt::format("unknown status '{}' (expected ok, unlaunchable, compile_error, "
-                             "wrong_result, timeout, unmeasured or error)",
+                             "wrong_result, timeout, unmeasured, error or crash)",
                              f[i]));
   if (m.status == MeasureStatus::ok) {
     if (f[i + 1].empty())

@@ -6,11 +6,13 @@
 #include "ir/error.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
+#include "models/analytic_model.hpp"
 #include "models/data_dir.hpp"
 #include "models/json_text.hpp"
 #include "models/shape_file.hpp"
 #include "models/split.hpp"
 #include "models/static_check.hpp"
+#include "models/time_table.hpp"
 #include "models/workloads/keep_threshold.hpp"
 
 #include <algorithm>
@@ -24,6 +26,45 @@
 namespace tv {
 
 namespace {
+
+/// Configs tried in turn for the expert on a shape where its own config is a poison pair.
+constexpr std::size_t kPoisonStandIns = 8;
+
+/// The expert's config on `s` is a poison pair (it crashes its worker): the expert takes the
+/// fastest of the profile's kPoisonStandIns best-modelled configs that times on `s` there (a
+/// rule for exactly that M, N and K, first in its program) and says so on stderr. False when
+/// none of them times: no config of the shape can be timed.
+bool stand_in_for_poison(Problem& p, const Shape& s, const Measurement& poison) {
+  const Config own = p.expert.choose(s);
+  std::vector<std::pair<double, Config>> ranked;
+  for (const Config& c : model_configs(p.gpu, {s.dtype}))
+    if (!(c == own)) ranked.emplace_back(model_time(s, c, p.gpu), c);
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<TimingRequest> batch;
+  for (std::size_t i = 0; i < ranked.size() && batch.size() < kPoisonStandIns; ++i)
+    if (std::isfinite(ranked[i].first)) batch.push_back({s, ranked[i].second});
+  const std::vector<Measurement> got = p.backend->time(batch);
+  std::size_t best = batch.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i].ok() && (best == batch.size() || got[i].seconds < got[best].seconds)) best = i;
+  if (best == batch.size()) return false;
+  Rule r;
+  for (const auto& [f, v] : {std::pair{Feature::M, s.M}, {Feature::N, s.N}, {Feature::K, s.K}}) {
+    Comparison c;
+    c.feature = f;
+    c.op = CmpOp::eq;
+    c.value = v;
+    r.condition.terms.push_back(c);
+  }
+  r.config = batch[best].config;
+  p.expert.rules.insert(p.expert.rules.begin(), r);
+  fmt::print(stderr,
+             "tilevolve: warning: {}: the expert's config {} on {} is a poison pair ({}); the "
+             "expert uses {} there instead, the fastest that timed of the {} configs the "
+             "analytic model ranks best\n",
+             p.expert_path, own.brief(), s.label(), poison.detail, r.config.brief(), batch.size());
+  return true;
+}
 
 /// `t` with one more column: the vendor library's time on every row, from `backend`; throws
 /// InputError naming the first shape it has no time for.
@@ -286,12 +327,15 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     for (const Shape& s : rows)
       batch.push_back({s, p->expert.choose(s)});
     const std::vector<Measurement> got = p->backend->time(batch);
-    for (std::size_t i = 0; i < got.size(); ++i)
-      if (!got[i].ok())
-        throw InputError(fmt::format("{}: the expert program does not time on {} with {}: {}{}",
-                                     p->expert_path, batch[i].shape.label(),
-                                     batch[i].config.brief(), status_name(got[i].status),
-                                     got[i].detail.empty() ? "" : " (" + got[i].detail + ")"));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (got[i].ok()) continue;
+      if (got[i].status == MeasureStatus::crash && stand_in_for_poison(*p, batch[i].shape, got[i]))
+        continue;
+      throw InputError(fmt::format("{}: the expert program does not time on {} with {}: {}{}",
+                                   p->expert_path, batch[i].shape.label(), batch[i].config.brief(),
+                                   status_name(got[i].status),
+                                   got[i].detail.empty() ? "" : " (" + got[i].detail + ")"));
+    }
   }
   p->table = build_table(*p, rows);
 

@@ -9,7 +9,10 @@
 
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -181,23 +184,107 @@ TEST_CASE("device_pool: a hello error retires the worker at once with the worker
   for (const auto& r : rs) {
     CHECK(r.reply.status == MeasureStatus::error);
     CHECK(r.controller_error);
-    CHECK(r.reply.detail.find("no healthy worker left") != std::string::npos);
+    CHECK(r.reply.detail.find("no worker left: every device is retired") != std::string::npos);
   }
 }
 
-TEST_CASE("device_pool: a pair caught in two faults becomes error for that pair only") {
-  // Every incarnation crashes at its first measure request: each pair fails twice.
+TEST_CASE("device_pool: a device whose worker crashes on every request retires; no pair is "
+          "poison, none is lost to a result") {
+  // Every incarnation crashes at its first measure request: the device never delivers a
+  // result, so it is broken (retired after kMaxFaultsInRow), not the pairs.
   PoolOptions o = options("--crash-after 0", {"0"});
-  o.max_failed_starts = 10;
+  o.backoff_s = 0.001;
   DevicePool pool(o);
   const auto rs = pool.run(jobs(4));
   for (const auto& r : rs) {
     CHECK(r.reply.status == MeasureStatus::error);
     CHECK(r.controller_error);
-    CHECK(r.reply.detail.find("caught in two worker faults") != std::string::npos);
+    CHECK(!r.poison);
+    CHECK(r.reply.detail.find("no worker left") != std::string::npos);
   }
   CHECK(pool.counters().errors == 4);
-  CHECK(pool.counters().crashes == 4);
+  CHECK(pool.counters().crashes == kMaxFaultsInRow);
+  CHECK(pool.counters().poison == 0);
+  CHECK(!pool.any_alive());
+  CHECK(pool.devices()[0].retired);
+  CHECK(pool.devices()[0].error.find("faulted 10 times in a row without a result") !=
+        std::string::npos);
+}
+
+TEST_CASE("device_pool: random faults of every kind never change a result") {
+  // The fake worker's random mode: a share of requests fault, kinds mixed per request.
+  const auto js = jobs(100);
+  DevicePool clean(options("", {"0"}));
+  const auto want = clean.run(js);
+  for (const char* rate : {"0.05", "0.1"})
+    for (const auto& devices :
+         {std::vector<std::string>{"0"}, std::vector<std::string>{"0", "1"}}) {
+      INFO("rate " << rate << ", devices " << devices.size());
+      PoolOptions o = options(fmt::format("--fault-rate {} --fault-seed 7", rate), devices);
+      o.timeout_s = 0.5;
+      o.backoff_s = 0.001;
+      DevicePool pool(o);
+      const auto rs = pool.run(js);
+      REQUIRE(rs.size() == want.size());
+      for (std::size_t i = 0; i < rs.size(); ++i) {
+        INFO("job " << i << ": " << rs[i].reply.detail);
+        REQUIRE(rs[i].reply.status == MeasureStatus::ok);
+        CHECK(rs[i].reply.seconds == want[i].reply.seconds);
+      }
+      const PoolCounters& c = pool.counters();
+      INFO(c.to_json().dump());
+      CHECK(c.restarts > 0);
+      CHECK(c.poison == 0);
+      CHECK(c.errors == 0);
+      CHECK(c.retired == 0);
+      CHECK(c.isolated > 0);
+      CHECK(c.garbage_lines + c.unknown_ids + c.bad_replies + c.crashes + c.timeouts == c.restarts);
+    }
+}
+
+TEST_CASE("device_pool: a poison config is found after three faults alone, on two devices") {
+  const Config poison = cfg(64, 128, 64, 4, 4, 8);
+  for (const auto& devices : {std::vector<std::string>{"0"}, std::vector<std::string>{"0", "1"}}) {
+    INFO("devices " << devices.size());
+    PoolOptions o = options("--poison-config '" + poison.brief() + "'", devices);
+    o.backoff_s = 0.001;
+    DevicePool pool(o);
+    const auto js = jobs(100); // 88 with the first config, 12 with the poison one
+    const auto rs = pool.run(js);
+    for (std::size_t i = 0; i < js.size(); ++i) {
+      INFO("job " << i << ": " << rs[i].reply.detail);
+      if (js[i].config == poison) {
+        CHECK(rs[i].reply.status == MeasureStatus::crash);
+        CHECK(rs[i].poison);
+        CHECK(!rs[i].controller_error);
+        CHECK(rs[i].reply.detail.find("poison pair: it faulted alone on its worker 3 times") !=
+              std::string::npos);
+        CHECK(rs[i].reply.detail.find("Segmentation fault while compiling") != std::string::npos);
+        if (devices.size() == 2)
+          CHECK(rs[i].reply.detail.find("devices 0, 1") != std::string::npos);
+      } else {
+        CHECK(rs[i].reply.status == MeasureStatus::ok);
+      }
+    }
+    CHECK(pool.counters().poison == 12);
+    CHECK(pool.counters().retired == 0);
+    CHECK(pool.any_alive()); // the last poison pair's worker may still be restarting
+  }
+}
+
+TEST_CASE("device_pool: a device that keeps failing to start retires with its reason after "
+          "backing off") {
+  PoolOptions o = options("--exit-at-hello --fault-device 1");
+  o.backoff_s = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  DevicePool pool(o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(took >= 0.2); // the third start waited for the back-off (0.2 s after the second fault)
+  CHECK(pool.devices()[1].retired);
+  CHECK(pool.devices()[1].error.find("failed to start 3 times in a row") != std::string::npos);
+  CHECK(pool.devices()[1].failed_starts == 3);
+  CHECK(pool.devices()[1].restarts == 2);
+  CHECK(pool.any_alive());
 }
 
 TEST_CASE("device_pool: without --devices the first worker says how many to start") {

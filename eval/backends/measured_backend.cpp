@@ -80,8 +80,12 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const PoolResult& r = results[i];
+    if (r.poison)
+      poison_.push_back(fmt::format("{} with {}: {}", jobs[i].shape.label(),
+                                    jobs[i].vendor ? "vendor" : jobs[i].config.brief(),
+                                    r.reply.detail));
     if (r.controller_error) {
-      // The pool gave up on the pair, not the kernel: report it, keep it out of the file.
+      // No worker was left for the pair: report it, keep it out of the file.
       ++counters_.errors;
       out[i].status = MeasureStatus::error;
       out[i].detail = r.reply.detail;
@@ -90,8 +94,9 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
     ++counters_.measured;
     out[i] = store_->record(jobs[i].shape, jobs[i].config, jobs[i].vendor, jobs[i].sample, r.reply);
   }
-  if (!pool_->any_healthy())
-    throw InputError(fmt::format("no worker is left to measure with; every measurement so far "
+  if (!pool_->any_alive())
+    throw InputError(fmt::format("no worker is left to measure with (every device is retired); "
+                                 "every measurement so far "
                                  "is in {} (resume the run to continue):{}",
                                  store_->path(), device_errors(*pool_)));
   return out;
@@ -179,9 +184,15 @@ nlohmann::json MeasuredBackend::report_json() const {
                        {"backend", d.hello.backend},
                        {"worker", d.hello.worker},
                        {"healthy", d.healthy},
+                       {"retired", d.retired},
                        {"error", d.error},
                        {"measured", d.done},
-                       {"busy_s", d.busy_s}});
+                       {"busy_s", d.busy_s},
+                       {"faults", d.faults},
+                       {"restarts", d.restarts},
+                       {"failed_starts", d.failed_starts},
+                       {"poison", d.poison},
+                       {"last_fault", d.last_fault}});
   return {{"devices", devices},
           {"cache",
            {{"path", store_->path()},
@@ -192,15 +203,26 @@ nlohmann::json MeasuredBackend::report_json() const {
           {"from_cache", counters_.from_cache},
           {"measured", counters_.measured},
           {"errors", counters_.errors},
+          {"poison", poison_},
           {"pool", pool_->counters().to_json()}};
 }
 
 std::string MeasuredBackend::report_text() const {
   std::string out;
-  for (const auto& d : pool_->devices())
-    out += fmt::format("  device {}: {} ({}, {}): {} measured{}\n", d.id,
+  for (const auto& d : pool_->devices()) {
+    std::string faults;
+    if (d.faults)
+      faults =
+          fmt::format(", {} fault{}, {} restart{}{}", thousands(d.faults), d.faults == 1 ? "" : "s",
+                      thousands(d.restarts), d.restarts == 1 ? "" : "s",
+                      d.poison ? fmt::format(", {} poison", thousands(d.poison)) : "");
+    out += fmt::format("  device {}: {} ({}, {}): {} measured{}{}\n", d.id,
                        d.hello.device.empty() ? "?" : d.hello.device, d.hello.backend,
-                       d.hello.worker, thousands(d.done), d.healthy ? "" : ", retired: " + d.error);
+                       d.hello.worker, thousands(d.done), faults,
+                       d.retired  ? ", retired: " + d.error
+                       : d.faults ? ", last fault: " + d.last_fault
+                                  : "");
+  }
   out +=
       fmt::format("  cache {}: {} records of this device at start, {} appended\n", store_->path(),
                   thousands((long long)store_->loaded()), thousands((long long)store_->appended()));
@@ -209,8 +231,16 @@ std::string MeasuredBackend::report_text() const {
                      thousands(counters_.measured),
                      counters_.measured == 0 ? " (nothing new: cache hits only)" : "");
   if (counters_.errors)
-    out += fmt::format("  {} pairs failed twice in worker faults (error, not cached)\n",
+    out += fmt::format("  {} pairs left unanswered when every device retired (error, not "
+                       "cached)\n",
                        thousands(counters_.errors));
+  if (!poison_.empty()) {
+    out += fmt::format("  {} poison pair{} (status crash, recorded, never sent again):\n",
+                       poison_.size(), poison_.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < poison_.size() && i < 10; ++i)
+      out += "    " + poison_[i] + "\n";
+    if (poison_.size() > 10) out += fmt::format("    ... and {} more\n", poison_.size() - 10);
+  }
   out += fmt::format("  workers: {}\n", pool_->counters().faults());
   return out;
 }

@@ -4,8 +4,10 @@
 /// for is first looked up in the cache file (of this GPU profile, device and worker version)
 /// and measured only when it is not there; every result a worker gives is appended at once.
 /// Failures are results (unlaunchable, compile_error, wrong_result, timeout, error) and never
-/// carry a time; a pair the pool gave up on after two worker faults comes back as error and is
-/// not written, so a later run tries it again.
+/// carry a time. A worker fault never changes a result: the pool retries the pair until it
+/// gets a real answer; a poison pair (one that took its worker down alone three times) comes
+/// back as status crash and is written, so no later run reading the file sends it again. Only
+/// when every device is retired do pairs come back as error, unwritten.
 ///
 /// The table holds only what was measured (complete_table() false): the configs with a
 /// first measurement in the cache, +inf where a pair was not measured or failed, the same
@@ -27,7 +29,7 @@ struct MeasuredCounters {
   long long requested = 0;  ///< distinct pairs (and vendor shapes) asked for, per batch
   long long from_cache = 0; ///< answered from the measurement file
   long long measured = 0;   ///< measured by a worker now (and appended to the file)
-  long long errors = 0;     ///< given up after two worker faults (not written)
+  long long errors = 0;     ///< left unanswered when every device retired (not written)
 };
 
 /// Measures through workers, remembering everything in a measurement file.
@@ -42,7 +44,8 @@ public:
   /// "measured: DEVICE xN (WORKER), cache FILE".
   std::string name() const override;
   /// The cached answer, or a new measurement, per request. Throws InputError only when no
-  /// worker is left to measure with (what was measured is in the cache).
+  /// worker is left to measure with, i.e. every device is retired for good (what was measured
+  /// is in the cache).
   std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override;
   /// Any config can be tried: the worker says what does not launch.
   std::optional<std::string> cannot_time(const Config&, DType) const override {
@@ -66,6 +69,8 @@ public:
   const DevicePool& pool() const { return *pool_; }
   /// The cache file.
   const MeasurementStore& store() const { return *store_; }
+  /// The poison pairs this backend found ("SHAPE with CONFIG: why"), in the order found.
+  const std::vector<std::string>& poison() const { return poison_; }
   /// Devices, cache and counters as one object (for run summaries).
   nlohmann::json report_json() const;
   /// A few lines for a terminal report: devices, cache, what was measured and the faults.
@@ -79,6 +84,7 @@ private:
   std::unique_ptr<DevicePool> pool_;
   std::unique_ptr<MeasurementStore> store_;
   MeasuredCounters counters_;
+  std::vector<std::string> poison_;
   std::size_t healthy_ = 0;
 };
 

@@ -14,19 +14,12 @@ namespace tv {
 
 namespace {
 
-constexpr std::pair<const char*, long long PoolCounters::*> kCounterFields[] = {
-    {"sent", &PoolCounters::sent},
-    {"measured", &PoolCounters::measured},
-    {"restarts", &PoolCounters::restarts},
-    {"requeued", &PoolCounters::requeued},
-    {"errors", &PoolCounters::errors},
-    {"timeouts", &PoolCounters::timeouts},
-    {"crashes", &PoolCounters::crashes},
-    {"garbage_lines", &PoolCounters::garbage_lines},
-    {"unknown_ids", &PoolCounters::unknown_ids},
-    {"bad_replies", &PoolCounters::bad_replies},
-    {"failed_starts", &PoolCounters::failed_starts},
-};
+using Seconds = std::chrono::duration<double>;
+
+/// The job index of the canary: a pair that measured well before, sent alone to a worker
+/// after a pair faulted alone on it, so that a device that works again proves it (and one
+/// that faults on everything is retired, not taken for poison pairs).
+constexpr std::size_t kCanary = std::size_t(-1);
 
 /// The start of a line from a worker, printable, for messages.
 std::string excerpt(const std::string& s) {
@@ -58,31 +51,19 @@ std::string last_lines(const std::string& text, int n) {
 
 } // namespace
 
-nlohmann::json PoolCounters::to_json() const {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, field] : kCounterFields)
-    j[name] = this->*field;
-  return j;
-}
-
-std::string PoolCounters::faults() const {
-  std::string out;
-  for (const auto& [name, field] : kCounterFields) {
-    if (field == &PoolCounters::sent || field == &PoolCounters::measured || this->*field == 0)
-      continue;
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, this->*field);
-  }
-  return out.empty() ? "no faults" : out;
-}
-
 struct DevicePool::Slot {
-  enum class State { starting, ready, retired };
+  /// waiting: killed after a fault, to be started again at `restart_at` (the back-off).
+  enum class State { starting, ready, waiting, retired };
   std::unique_ptr<WorkerProcess> proc;
   State state = State::starting;
-  Clock::time_point deadline;
+  Clock::time_point deadline, restart_at;
   /// (request id, job index), in the order they were sent.
   std::vector<std::pair<std::uint64_t, std::size_t>> outstanding;
-  int consecutive_faults = 0;
+  bool isolated = false;               ///< its one outstanding request is a suspect, sent alone
+  bool owes_proof = false;             ///< a pair faulted alone here: it measures the canary first
+  std::vector<std::uint64_t> answered; ///< the last ids this process answered
+  int consecutive_faults = 0;          ///< faults since its last good reply
+  int failed_starts = 0;               ///< starts in a row that did not end in a good hello
   int generation = 0; ///< incremented at every start, to drop events of a dead process
   Clock::time_point busy_since;
 };
@@ -100,8 +81,14 @@ DevicePool::DevicePool(PoolOptions options) : options_(std::move(options)) {
     info_.push_back(d);
     start(slots_.size() - 1);
   };
+  // Until every device is ready or retired (a failed start is retried after its back-off).
   const auto wait_for_hellos = [&] {
-    while (starting())
+    const auto settling = [&] {
+      for (const auto& s : slots_)
+        if (s->state == Slot::State::starting || s->state == Slot::State::waiting) return true;
+      return false;
+    };
+    while (settling())
       pump(std::chrono::milliseconds(100));
   };
   if (options_.devices.empty()) {
@@ -127,6 +114,12 @@ bool DevicePool::any_healthy() const {
   return false;
 }
 
+bool DevicePool::any_alive() const {
+  for (const auto& s : slots_)
+    if (s->state != Slot::State::retired) return true;
+  return false;
+}
+
 bool DevicePool::starting() const {
   for (const auto& s : slots_)
     if (s->state == Slot::State::starting) return true;
@@ -137,6 +130,7 @@ void DevicePool::start(std::size_t i) {
   Slot& s = *slots_[i];
   s.proc.reset();
   s.proc = std::make_unique<WorkerProcess>(info_[i].command, kMaxProtocolLine);
+  s.answered.clear();
   s.state = Slot::State::starting;
   ++s.generation;
   info_[i].healthy = false;
@@ -146,12 +140,64 @@ void DevicePool::start(std::size_t i) {
     fault(i, &PoolCounters::crashes, "its stdin closed before hello");
 }
 
+void DevicePool::retire(std::size_t i, const std::string& why) {
+  Slot& s = *slots_[i];
+  if (s.proc) s.proc->kill(0.2);
+  s.state = Slot::State::retired;
+  s.isolated = false;
+  info_[i].healthy = false;
+  info_[i].retired = true;
+  info_[i].error = why;
+  ++counters_.retired;
+}
+
+void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what) {
+  // The pair was alone on the worker: the fault is its own. Poison after kPoisonStrikes, on
+  // two different devices unless only one device is left.
+  std::vector<int>& st = strikes_[j];
+  st.push_back(int(i));
+  std::vector<int> devices = st;
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  std::size_t alive = 0;
+  for (const auto& s : slots_)
+    if (s->state != Slot::State::retired) ++alive;
+  // A device that never delivered a result is broken rather than the pair: its strikes make
+  // no poison (it retires after kMaxFaultsInRow and the pair waits for another device).
+  const bool proven = info_[i].done > 0;
+  if (!proven || int(st.size()) < kPoisonStrikes || (devices.size() < 2 && alive > 1)) {
+    suspects_.push_back(j);
+    ++counters_.requeued;
+    return;
+  }
+  std::string on;
+  for (int d : devices)
+    on += (on.empty() ? "" : ", ") + info_[std::size_t(d)].id;
+  PoolResult& r = (*results_)[j];
+  r.reply = MeasureReply{};
+  r.reply.status = MeasureStatus::crash;
+  r.reply.detail = fmt::format("poison pair: it faulted alone on its worker {} times (device{} "
+                               "{}); the last: {}",
+                               st.size(), devices.size() == 1 ? "" : "s", on, what);
+  r.controller_error = false;
+  r.poison = true;
+  r.device = int(i);
+  ++done_;
+  ++counters_.poison;
+  ++info_[i].poison;
+}
+
 void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const std::string& why) {
   Slot& s = *slots_[i];
   const auto now = Clock::now();
   counters_.*counter += 1;
+  ++info_[i].faults;
   const bool was_starting = s.state == Slot::State::starting;
-  if (was_starting) ++counters_.failed_starts;
+  if (was_starting) {
+    ++counters_.failed_starts;
+    ++info_[i].failed_starts;
+    ++s.failed_starts;
+  }
   std::string what = why;
   if (s.proc) {
     s.proc->kill(0.2);
@@ -159,37 +205,59 @@ void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const st
     if (const std::string tail = last_lines(s.proc->stderr_tail(), 3); !tail.empty())
       what += "; its stderr: " + tail;
   }
+  info_[i].last_fault = what;
   if (!s.outstanding.empty())
     info_[i].busy_s += std::chrono::duration<double>(now - s.busy_since).count();
-  // The unanswered requests, earliest first, go to the front of the queue once; a second
-  // fault makes them an error for that pair only.
+  // Every unanswered request is retried, alone on a worker; one that was alone here when the
+  // worker faulted takes the blame (a strike). Nothing is given up on while a device is left.
+  const bool alone =
+      s.isolated && s.outstanding.size() == 1 && s.outstanding.front().second != kCanary;
+  if (alone) s.owes_proof = true;
   for (auto it = s.outstanding.rbegin(); it != s.outstanding.rend(); ++it) {
     const std::size_t j = it->second;
-    if (++attempts_[j] >= 2) {
-      PoolResult& r = (*results_)[j];
-      r.reply = MeasureReply{};
-      r.reply.status = MeasureStatus::error;
-      r.reply.detail =
-          fmt::format("caught in two worker faults; the last: device {}: {}", info_[i].id, what);
-      r.controller_error = true;
-      r.device = int(i);
-      ++done_;
-      ++counters_.errors;
+    if (j == kCanary) continue; // the device failed its proof: nothing to retry
+    ++attempts_[j];
+    if (alone) {
+      strike(i, j, what);
+    } else if (!suspect_[j]) {
+      suspect_[j] = 1;
+      suspects_.push_back(j);
+      ++counters_.requeued;
     } else {
-      pending_.push_back(j);
+      suspects_.push_back(j);
       ++counters_.requeued;
     }
   }
   s.outstanding.clear();
-  if (++s.consecutive_faults >= options_.max_failed_starts) {
-    s.state = Slot::State::retired;
-    info_[i].healthy = false;
-    info_[i].error = fmt::format("{} consecutive faults; the last: {}", s.consecutive_faults, what);
+  s.isolated = false;
+  ++s.consecutive_faults;
+  if (was_starting && s.failed_starts >= options_.max_failed_starts) {
+    retire(i,
+           fmt::format("failed to start {} times in a row; the last: {}", s.failed_starts, what));
     return;
   }
+  if (s.consecutive_faults >= kMaxFaultsInRow) {
+    retire(i, fmt::format("faulted {} times in a row without a result; the last: {}",
+                          s.consecutive_faults, what));
+    return;
+  }
+  info_[i].healthy = false;
   info_[i].error = what; // kept for the report while it restarts
   ++counters_.restarts;
-  start(i);
+  ++info_[i].restarts;
+  // Back off: the first fault in a row restarts at once, then backoff_s doubling.
+  double delay = 0;
+  if (s.consecutive_faults >= 2)
+    delay = std::min(options_.max_backoff_s,
+                     options_.backoff_s * double(1LL << std::min(s.consecutive_faults - 2, 30)));
+  if (delay <= 0) {
+    start(i);
+    return;
+  }
+  s.proc.reset();
+  s.state = Slot::State::waiting;
+  ++s.generation;
+  s.restart_at = now + std::chrono::duration_cast<Clock::duration>(Seconds(delay));
 }
 
 void DevicePool::handle_line(std::size_t i, const std::string& line) {
@@ -213,15 +281,13 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
     if (!h.ok || h.protocol != kWorkerProtocol) {
       // The worker says it cannot work here: starting it again would not help.
       ++counters_.failed_starts;
-      s.proc->kill(0.2);
-      s.state = Slot::State::retired;
-      info_[i].healthy = false;
-      info_[i].error = !h.ok
-                           ? "the worker cannot run: " + h.detail
-                           : fmt::format("the worker speaks protocol {}; this tilevolve speaks {}",
-                                         h.protocol, kWorkerProtocol);
+      ++info_[i].failed_starts;
+      retire(i, !h.ok ? "the worker cannot run: " + h.detail
+                      : fmt::format("the worker speaks protocol {}; this tilevolve speaks {}",
+                                    h.protocol, kWorkerProtocol));
       return;
     }
+    s.failed_starts = 0;
     s.state = Slot::State::ready;
     info_[i].hello = h;
     info_[i].healthy = true;
@@ -230,6 +296,13 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
   }
   auto it = std::find_if(s.outstanding.begin(), s.outstanding.end(),
                          [&](const auto& p) { return p.first == r.id; });
+  if (it == s.outstanding.end() &&
+      std::find(s.answered.begin(), s.answered.end(), r.id) != s.answered.end()) {
+    // A second reply to an id this process already answered: its first answer stands, and
+    // killing a worker that measures would cost a restart for nothing.
+    ++counters_.duplicates;
+    return;
+  }
   if (it == s.outstanding.end()) {
     fault(i, &PoolCounters::unknown_ids,
           fmt::format("replied to id {}, which it was not sent", r.id));
@@ -241,10 +314,25 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
     return;
   }
   const std::size_t j = it->second;
+  s.answered.push_back(it->first);
+  if (s.answered.size() > 8) s.answered.erase(s.answered.begin());
   s.outstanding.erase(it);
+  if (s.outstanding.empty()) s.isolated = false;
+  if (j == kCanary) {
+    // The device measures again: the pair that faulted alone here takes the blame.
+    s.owes_proof = false;
+    s.consecutive_faults = 0;
+    const auto now = Clock::now();
+    s.deadline = now + std::chrono::duration_cast<Clock::duration>(Seconds(options_.timeout_s));
+    if (s.outstanding.empty())
+      info_[i].busy_s += std::chrono::duration<double>(now - s.busy_since).count();
+    return;
+  }
+  if (m.status == MeasureStatus::ok && !(*jobs_)[j].vendor) canary_ = (*jobs_)[j];
   PoolResult& res = (*results_)[j];
   res.reply = std::move(m);
   res.controller_error = false;
+  res.poison = false;
   res.device = int(i);
   ++done_;
   ++counters_.measured;
@@ -259,27 +347,90 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
   }
 }
 
+bool DevicePool::send_job(std::size_t i, std::size_t j) {
+  Slot& s = *slots_[i];
+  const std::uint64_t id = next_id_++;
+  const auto now = Clock::now();
+  if (s.outstanding.empty()) {
+    s.busy_since = now;
+    s.deadline = now + std::chrono::duration_cast<Clock::duration>(Seconds(options_.timeout_s));
+  }
+  s.outstanding.emplace_back(id, j);
+  ++counters_.sent;
+  const MeasureJob& job = j == kCanary ? *canary_ : (*jobs_)[j];
+  if (!s.proc->send(format_measure_request(id, job))) {
+    fault(i, &PoolCounters::crashes, "its stdin is closed");
+    return false;
+  }
+  return true;
+}
+
 void DevicePool::dispatch() {
   if (!jobs_) return;
+  // A worker where a pair faulted alone measures the canary first, alone.
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = *slots_[i];
+    if (!s.owes_proof || s.state != Slot::State::ready || !s.outstanding.empty()) continue;
+    if (!canary_) {
+      s.owes_proof = false; // nothing measured well yet: nothing to prove with
+      continue;
+    }
+    s.isolated = true;
+    ++counters_.canaries;
+    send_job(i, kCanary);
+  }
+  // Suspects first, each alone on an idle worker, preferring a device where it has not
+  // faulted alone (it waits for one while such a device is not retired).
+  for (std::size_t k = 0; k < suspects_.size();) {
+    const std::size_t j = suspects_[k];
+    const auto struck = [&](std::size_t i) {
+      return std::find(strikes_[j].begin(), strikes_[j].end(), int(i)) != strikes_[j].end();
+    };
+    bool other_alive = false;
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i]->state != Slot::State::retired && !struck(i)) other_alive = true;
+    std::size_t chosen = slots_.size();
+    for (std::size_t i = 0; i < slots_.size() && chosen == slots_.size(); ++i) {
+      const Slot& s = *slots_[i];
+      if (s.state == Slot::State::ready && s.outstanding.empty() && !s.owes_proof &&
+          !(other_alive && struck(i)))
+        chosen = i;
+    }
+    if (chosen == slots_.size()) {
+      ++k;
+      continue;
+    }
+    suspects_.erase(suspects_.begin() + std::ptrdiff_t(k));
+    Slot& s = *slots_[chosen];
+    s.isolated = true;
+    ++counters_.isolated;
+    send_job(chosen, j);
+  }
+  // A ready worker that a waiting suspect could use takes no new work: it drains.
+  const auto wanted_by_suspect = [&](std::size_t i) {
+    for (std::size_t j : suspects_) {
+      const auto& st = strikes_[j];
+      if (std::find(st.begin(), st.end(), int(i)) == st.end()) return true;
+      bool other_alive = false;
+      for (std::size_t d = 0; d < slots_.size(); ++d)
+        if (slots_[d]->state != Slot::State::retired &&
+            std::find(st.begin(), st.end(), int(d)) == st.end())
+          other_alive = true;
+      if (!other_alive) return true;
+    }
+    return false;
+  };
   bool sent = true;
   while (sent && !pending_.empty()) {
     sent = false;
     for (std::size_t i = 0; i < slots_.size() && !pending_.empty(); ++i) {
       Slot& s = *slots_[i];
-      if (s.state != Slot::State::ready || int(s.outstanding.size()) >= options_.inflight) continue;
+      if (s.state != Slot::State::ready || s.isolated ||
+          int(s.outstanding.size()) >= options_.inflight || wanted_by_suspect(i))
+        continue;
       const std::size_t j = pending_.back();
       pending_.pop_back();
-      const std::uint64_t id = next_id_++;
-      const auto now = Clock::now();
-      if (s.outstanding.empty()) {
-        s.busy_since = now;
-        s.deadline = now + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(options_.timeout_s));
-      }
-      s.outstanding.emplace_back(id, j);
-      ++counters_.sent;
-      if (!s.proc->send(format_measure_request(id, (*jobs_)[j])))
-        fault(i, &PoolCounters::crashes, "its stdin is closed");
+      send_job(i, j);
       sent = true;
     }
   }
@@ -297,7 +448,9 @@ void DevicePool::pump(Clock::duration max_wait) {
   Clock::duration wait = max_wait;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     Slot& s = *slots_[i];
-    if (s.state == Slot::State::retired || !s.proc) continue;
+    if (s.state == Slot::State::waiting)
+      wait = std::min(wait, std::max(Clock::duration::zero(), s.restart_at - now));
+    if (s.state == Slot::State::retired || s.state == Slot::State::waiting || !s.proc) continue;
     const auto watch = [&](int fd, short events, int kind) {
       if (fd < 0) return;
       fds.push_back({fd, events, 0});
@@ -316,7 +469,9 @@ void DevicePool::pump(Clock::duration max_wait) {
       if (!fds[k].revents) continue;
       const Watch w = watches[k];
       Slot& s = *slots_[w.slot];
-      if (s.generation != w.generation || s.state == Slot::State::retired || !s.proc) continue;
+      if (s.generation != w.generation || s.state == Slot::State::retired ||
+          s.state == Slot::State::waiting || !s.proc)
+        continue;
       if (w.kind == 1) {
         s.proc->read_stderr();
       } else if (w.kind == 2) {
@@ -328,7 +483,9 @@ void DevicePool::pump(Clock::duration max_wait) {
           if (s.generation != w.generation || s.state == Slot::State::retired) break;
           handle_line(w.slot, line);
         }
-        if (s.generation != w.generation || s.state == Slot::State::retired) continue;
+        if (s.generation != w.generation || s.state == Slot::State::retired ||
+            s.state == Slot::State::waiting)
+          continue;
         if (res == WorkerProcess::ReadResult::eof) {
           s.proc->read_stderr();
           s.proc->wait_exit(0.2);
@@ -345,7 +502,8 @@ void DevicePool::pump(Clock::duration max_wait) {
   now = Clock::now();
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     Slot& s = *slots_[i];
-    if (s.state == Slot::State::retired) continue;
+    if (s.state == Slot::State::waiting && now >= s.restart_at) start(i);
+    if (s.state == Slot::State::retired || s.state == Slot::State::waiting) continue;
     if ((s.state == Slot::State::starting || !s.outstanding.empty()) && now >= s.deadline)
       fault(i, &PoolCounters::timeouts,
             fmt::format("was silent for {} s {}", options_.timeout_s,
@@ -359,12 +517,19 @@ std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
   jobs_ = &jobs;
   results_ = &results;
   attempts_.assign(jobs.size(), 0);
+  strikes_.assign(jobs.size(), {});
+  suspect_.assign(jobs.size(), 0);
+  suspects_.clear();
   pending_.clear();
   for (std::size_t j = jobs.size(); j-- > 0;)
     pending_.push_back(j);
   done_ = 0;
   run_done_.assign(slots_.size(), 0);
   const auto t0 = Clock::now();
+  // A canary may still be out from the last run: its silence counts from now.
+  for (auto& s : slots_)
+    if (s->state == Slot::State::ready && !s->outstanding.empty())
+      s->deadline = t0 + std::chrono::duration_cast<Clock::duration>(Seconds(options_.timeout_s));
   auto last_report = t0;
   const auto report = [&] {
     if (!progress) return;
@@ -379,16 +544,20 @@ std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
   };
   while (done_ < jobs.size()) {
     dispatch();
-    if (!any_healthy() && !starting()) {
+    if (!any_alive()) {
+      // Every device is retired for good (none is starting or waiting to restart).
       std::string why;
       for (const auto& d : info_)
         why += fmt::format("{}device {}: {}", why.empty() ? "" : "; ", d.id, d.error);
+      pending_.insert(pending_.end(), suspects_.begin(), suspects_.end());
+      suspects_.clear();
       for (std::size_t j : pending_) {
         results[j].reply = MeasureReply{};
         results[j].reply.status = MeasureStatus::error;
-        results[j].reply.detail = "no healthy worker left: " + why;
+        results[j].reply.detail = "no worker left: every device is retired: " + why;
         results[j].controller_error = true;
         ++done_;
+        ++counters_.errors;
       }
       pending_.clear();
       break;

@@ -3,10 +3,20 @@
 /// poll() loop (no thread ever blocks on a worker). It keeps `inflight` requests out at each
 /// worker so the worker always has the next pair ready, and it survives faults: a worker that
 /// crashes, hangs past the timeout, prints a line that is not a reply, answers an id it was
-/// not sent, or lies (a time with a failed status) is killed and restarted, its unanswered
-/// requests re-queued once on any healthy worker; a request that is caught in a fault twice
-/// becomes `error` for that pair only. Results already received are never lost; counters say
-/// what happened.
+/// not sent (a second reply to an id it answered is counted and ignored), or lies (a time with a
+/// failed status) is killed and restarted (at once after its first fault, then after a back-off
+/// that doubles with each fault in a row). Its unanswered requests are retried, each alone on a
+/// worker (on another device where there is one), until they get a real answer, so a transient
+/// fault never changes a result. Only a pair that faults alone on its worker three times, on two
+/// different devices where the pool has more than one (and on a device that has delivered results:
+/// a device that never did is broken, not the pair; after each such fault the worker first
+/// re-measures a pair that measured well, the canary, to show it still works), is a poison pair:
+/// its result is status crash (with the last fault and stderr lines), which the measured backend
+/// records so that it is never sent again. A device that fails to start `max_failed_starts` times
+/// in a row, or faults kMaxFaultsInRow times in a row without a result, is retired with its reason;
+/// a run ends for want of workers only when every device is retired. Results already received are
+/// never lost; counters say what happened, per pool and per device.
+#include "eval/controller/pool_counters.hpp"
 #include "eval/controller/pool_options.hpp"
 #include "eval/controller/worker_protocol.hpp"
 
@@ -15,29 +25,11 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tv {
-
-/// What happened in a pool, summed over its life.
-struct PoolCounters {
-  long long sent = 0;          ///< measure requests written to workers
-  long long measured = 0;      ///< replies accepted as results
-  long long restarts = 0;      ///< workers killed and started again
-  long long requeued = 0;      ///< requests handed to another worker after a fault
-  long long errors = 0;        ///< requests given up after their second fault (status error)
-  long long timeouts = 0;      ///< workers silent past the timeout
-  long long crashes = 0;       ///< workers that exited or closed stdout
-  long long garbage_lines = 0; ///< lines that were not a reply (not JSON, no id, too long)
-  long long unknown_ids = 0;   ///< replies for an id the worker was not sent
-  long long bad_replies = 0;   ///< malformed replies or lies (a time with a failed status)
-  long long failed_starts = 0; ///< starts that did not end in a good hello
-  /// All fields as a JSON object.
-  nlohmann::json to_json() const;
-  /// "restarts 1, re-queued 2, timeouts 1, ..." (the non-zero fault counters), or "no faults".
-  std::string faults() const;
-};
 
 /// One device of the pool, as its worker reported it.
 struct DeviceInfo {
@@ -45,15 +37,27 @@ struct DeviceInfo {
   std::string command; ///< the command that was run
   HelloReply hello;    ///< the last good hello (device name, backend, worker version)
   bool healthy = false;
-  std::string error;  ///< why it retired, when not healthy
-  long long done = 0; ///< results it delivered
-  double busy_s = 0;  ///< time it had requests outstanding
+  bool retired = false;        ///< retired for good (it will not be started again)
+  std::string error;           ///< why it retired, or its last fault while it restarts
+  long long done = 0;          ///< results it delivered
+  double busy_s = 0;           ///< time it had requests outstanding
+  long long faults = 0;        ///< faults of its worker (each one killed it)
+  long long restarts = 0;      ///< times its worker was started again
+  long long failed_starts = 0; ///< starts that did not end in a good hello
+  long long poison = 0;        ///< poison pairs whose last fault was here
+  std::string last_fault;      ///< the last fault, with the worker's exit and stderr lines
 };
+
+/// Most faults in a row without a result before a device is retired.
+inline constexpr int kMaxFaultsInRow = 10;
+/// Faults a pair must cause alone on its worker before it is a poison pair.
+inline constexpr int kPoisonStrikes = 3;
 
 /// One finished job.
 struct PoolResult {
   MeasureReply reply;
-  bool controller_error = false; ///< status error made by the pool (faults), not by the worker
+  bool controller_error = false; ///< status error made by the pool (no worker left)
+  bool poison = false;           ///< status crash made by the pool: a poison pair (record it)
   int device = -1;               ///< index into devices() of the worker that answered
 };
 
@@ -82,8 +86,11 @@ public:
   const std::vector<DeviceInfo>& devices() const { return info_; }
   /// True while at least one worker can take requests.
   bool any_healthy() const;
+  /// True while at least one device is not retired for good (ready, starting or waiting to
+  /// restart): a run goes on.
+  bool any_alive() const;
   /// Measures every job; results in job order. Calls `progress` about ten times a second.
-  /// Jobs still unanswered when no worker is left become controller errors.
+  /// Jobs still unanswered when every device is retired become controller errors.
   std::vector<PoolResult> run(const std::vector<MeasureJob>& jobs,
                               const std::function<void(const PoolProgress&)>& progress = {});
   /// Counters over the pool's life.
@@ -100,6 +107,9 @@ private:
   void pump(Clock::duration max_wait);
   bool starting() const;
   void dispatch();
+  void retire(std::size_t slot, const std::string& why);
+  void strike(std::size_t slot, std::size_t job, const std::string& what);
+  bool send_job(std::size_t slot, std::size_t job);
 
   PoolOptions options_;
   std::vector<std::unique_ptr<Slot>> slots_;
@@ -109,8 +119,12 @@ private:
   // State of the current run().
   const std::vector<MeasureJob>* jobs_ = nullptr;
   std::vector<PoolResult>* results_ = nullptr;
-  std::vector<int> attempts_;
-  std::vector<std::size_t> pending_; ///< job indices waiting, next at the back
+  std::vector<int> attempts_;             ///< faults each job was caught in
+  std::vector<std::vector<int>> strikes_; ///< devices where each job faulted alone
+  std::vector<char> suspect_;             ///< caught in a fault: retried alone
+  std::vector<std::size_t> pending_;      ///< job indices waiting, next at the back
+  std::vector<std::size_t> suspects_;     ///< suspect jobs waiting, next at the front
+  std::optional<MeasureJob> canary_;      ///< the last pair that measured ok
   std::size_t done_ = 0;
   std::vector<long long> run_done_;
 };

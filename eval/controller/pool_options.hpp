@@ -15,10 +15,14 @@ struct PoolOptions {
   std::vector<std::string> devices;
   double timeout_s = 120;    ///< silence (no reply while requests are out) that counts as a hang
   int inflight = 2;          ///< requests sent ahead to each worker (it compiles the next)
-  int max_failed_starts = 3; ///< consecutive faults without a good reply before a device retires
-  int warmup = 5;            ///< untimed runs before each measurement
-  int reps = 20;             ///< timed repetitions per measurement (the median is the result)
-  bool progress = false;     ///< draw a progress bar on stderr while measuring
+  int max_failed_starts = 3; ///< starts in a row without a good hello before a device retires
+  /// First restart delay after a second fault in a row; it doubles with each further fault in a
+  /// row, up to max_backoff_s (the first fault restarts at once).
+  double backoff_s = 0.1;
+  double max_backoff_s = 10;
+  int warmup = 5;        ///< untimed runs before each measurement
+  int reps = 20;         ///< timed repetitions per measurement (the median is the result)
+  bool progress = false; ///< draw a progress bar on stderr while measuring
 };
 
 /// `python3 <source>/eval/workers/triton_worker.py --device {device}`.

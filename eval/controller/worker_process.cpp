@@ -179,9 +179,11 @@ bool WorkerProcess::poll_exit() {
 
 bool WorkerProcess::wait_exit(double seconds) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (!poll_exit()) {
+  // Short sleeps first: a killed worker usually exits within a millisecond, and the pool's
+  // one loop waits here for every worker.
+  for (int k = 0; !poll_exit(); ++k) {
     if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::microseconds(k < 20 ? 250 : 5000));
   }
   return true;
 }

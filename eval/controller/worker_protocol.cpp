@@ -244,7 +244,9 @@ std::optional<std::string> parse_measure_reply(const json& body, MeasureReply& o
   out = MeasureReply{};
   const auto status = string_field(body, "status");
   if (!status) return "reply has no \"status\" string";
-  if (*status == "unmeasured" || !parse_status(*status, out.status))
+  // "unmeasured" says nothing and "crash" is the controller's verdict on a poison pair: a
+  // worker sends neither.
+  if (*status == "unmeasured" || *status == "crash" || !parse_status(*status, out.status))
     return fmt::format("reply has unknown status '{}'", *status);
   out.detail = string_field(body, "detail").value_or("");
   auto seconds = body.find("seconds");

@@ -42,6 +42,9 @@ struct Options {
   std::string fault_device; ///< faults only on this device (empty: every device)
   int wrong_result_bm = 0;  ///< configs with this BM give wrong_result (0: none)
   std::string idle_log;     ///< appends "start end" (steady clock, s) of every wait for input
+  double fault_rate = 0;    ///< random mode: share of measure requests that fault
+  std::uint64_t fault_seed = 0;
+  std::string poison_config; ///< this config (brief form) always crashes the worker
 };
 
 const char* kUsage =
@@ -50,11 +53,15 @@ const char* kUsage =
     "         [--crash-after N] [--hang-after N] [--garbage-after N] [--unknown-id-after N]\n"
     "         [--lie-after N] [--out-of-order] [--exit-at-hello] [--hello-error TEXT]\n"
     "         [--once-file PATH] [--fault-device ID] [--wrong-result-bm BM]\n"
-    "         [--idle-log PATH]\n"
+    "         [--idle-log PATH] [--fault-rate P --fault-seed S] [--poison-config CFG]\n"
     "Speaks the tilevolve worker protocol on stdin/stdout; times come from the analytic\n"
     "model of --gpu times (1 + noise * u), u uniform in [-1, 1], seeded by the request.\n"
     "The *-after faults happen after N measure replies of this process. --idle-log appends\n"
-    "the start and end (steady clock seconds) of every wait for a request (for bench_pool).\n";
+    "the start and end (steady clock seconds) of every wait for a request (for bench_pool).\n"
+    "--fault-rate P: a share P of measure requests fault, each with a kind drawn per request\n"
+    "(a garbage line, a reply to an id not sent, a time with a failed status, a crash, a\n"
+    "hang, a duplicate reply), decided by --fault-seed, the device and the request id.\n"
+    "--poison-config \"128x128x64 w4 s3 g8\": that config crashes the worker every time.\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -107,6 +114,12 @@ Options parse_args(int argc, char** argv) {
       o.wrong_result_bm = std::atoi(value().c_str());
     else if (a == "--idle-log")
       o.idle_log = value();
+    else if (a == "--fault-rate")
+      o.fault_rate = std::atof(value().c_str());
+    else if (a == "--fault-seed")
+      o.fault_seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--poison-config")
+      o.poison_config = value();
     else if (a == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -242,8 +255,48 @@ private:
     return best * 1.02;
   }
 
+  /// The kinds of fault of the random mode.
+  enum class Fault { none, garbage, unknown_id, lie, crash, hang, duplicate };
+
+  /// The random mode's fault for request `id`: deterministic in the seed, device and id.
+  Fault random_fault(std::uint64_t id) const {
+    if (!(o_.fault_rate > 0)) return Fault::none;
+    std::uint64_t h = tv::hash_mix(o_.fault_seed, 0x6661756c74ULL);
+    for (char c : o_.device)
+      h = tv::hash_mix(h, std::uint64_t(static_cast<unsigned char>(c)));
+    h = tv::hash_mix(h, id);
+    const double u = double(h >> 11) / double(1ULL << 53);
+    if (u >= o_.fault_rate) return Fault::none;
+    return Fault(1 + int(tv::hash_mix(h, 7) % 6));
+  }
+
   /// Answers one measure request; false when the process must end (a crash).
   bool measure(const tv::WorkerRequest& r) {
+    if (!o_.poison_config.empty() && !r.job.vendor && r.job.config.brief() == o_.poison_config) {
+      std::fprintf(stderr, "fake worker: Segmentation fault while compiling %s (--poison-config)\n",
+                   o_.poison_config.c_str());
+      std::fflush(stderr);
+      std::_Exit(139);
+    }
+    const Fault fault = random_fault(r.id);
+    if (fault == Fault::crash) {
+      std::fprintf(stderr, "fake worker: crashing at random (--fault-rate, request %llu)\n",
+                   (unsigned long long)r.id);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+    if (fault == Fault::hang) {
+      std::fprintf(stderr, "fake worker: hanging at random (--fault-rate, request %llu)\n",
+                   (unsigned long long)r.id);
+      std::fflush(stderr);
+      while (true)
+        std::this_thread::sleep_for(std::chrono::seconds(60));
+    }
+    if (fault == Fault::garbage) {
+      write_line("Traceback (most recent call last): a random fault, not a reply {");
+      ++replies_;
+      return true;
+    }
     if (due(o_.crash_after)) {
       mark_fault();
       std::fprintf(stderr, "fake worker: crashing as asked (--crash-after %lld)\n", o_.crash_after);
@@ -266,8 +319,8 @@ private:
     const tv::MeasureJob& j = r.job;
     tv::MeasureReply m;
     std::uint64_t id = r.id;
-    if (due(o_.unknown_id_after)) {
-      mark_fault();
+    if (due(o_.unknown_id_after) || fault == Fault::unknown_id) {
+      if (fault == Fault::none) mark_fault();
       id += 1000000;
     }
     double base = 0;
@@ -291,8 +344,8 @@ private:
       m.seconds = tv::median_of(m.times);
       m.max_rel_error = 0.0;
     }
-    if (due(o_.lie_after)) {
-      mark_fault();
+    if (due(o_.lie_after) || fault == Fault::lie) {
+      if (fault == Fault::none) mark_fault();
       // A failed status with a time: the controller must not believe it.
       nlohmann::json lie{{"id", id},
                          {"status", "wrong_result"},
@@ -301,6 +354,7 @@ private:
       write_line(lie.dump());
     } else {
       write_line(tv::format_measure_reply(id, m));
+      if (fault == Fault::duplicate) write_line(tv::format_measure_reply(id, m));
     }
     ++replies_;
     return true;

@@ -1,0 +1,254 @@
+// End to end: measured runs whose fake workers fault at random (every kind of fault mixed per
+// request) end with the same best program and the same measurement file as the run without
+// faults, on one, two and four devices; a poison config is found, recorded and never sent
+// again; a run killed mid-way resumes to the same result; `measure` and `devices` survive.
+#include "support/fake_worker.hpp"
+#include "support/shell.hpp"
+#include "support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <fcntl.h>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+using tv::test::fake_worker_cmd;
+using tv::test::ScratchDir;
+
+tv::test::ShellResult tilevolve(const std::string& args) {
+  return tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>/dev/null");
+}
+
+std::string shell_word(const std::string& s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string device_list(int n) {
+  std::string out;
+  for (int d = 0; d < n; ++d)
+    out += (d ? "," : "") + std::to_string(d);
+  return out;
+}
+
+/// A short measured evolution on the lecture shapes (h100) with `devices` fake workers.
+std::string measured(const std::string& cache, int devices, const std::string& worker_args,
+                     const std::string& extra = "") {
+  return "evolve --gpu h100 --budget 30 --seed 5 --quiet --json --backend measured --cache " +
+         shell_word(cache) + " --devices " + device_list(devices) +
+         " --worker-timeout 1 --worker-cmd " + shell_word(fake_worker_cmd(worker_args)) +
+         (extra.empty() ? "" : " " + extra);
+}
+
+nlohmann::json json_of(const tv::test::ShellResult& r) {
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+/// The lines of a measurement file, sorted (records arrive in completion order).
+std::vector<std::string> sorted_lines(const std::string& path) {
+  std::istringstream in(tv::test::read_text(path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+void check_same_result(const nlohmann::json& want, const nlohmann::json& got) {
+  CHECK(got["best"]["program"] == want["best"]["program"]);
+  CHECK(got["train"] == want["train"]);
+  CHECK(got["test"] == want["test"]);
+  CHECK(got["counters"] == want["counters"]);
+}
+
+/// A run on `devices` fake workers faulting at `rate`: the same as without faults.
+void check_fault_rate(int devices, const char* rate) {
+  ScratchDir dir("tv_measured_faults");
+  const auto clean = json_of(tilevolve(measured(dir.at("clean.csv"), devices, "")));
+  const auto want = sorted_lines(dir.at("clean.csv"));
+  REQUIRE(want.size() > 200);
+  INFO("devices " << devices << ", fault rate " << rate);
+  const std::string cache = dir.at("faults.csv");
+  const auto r = json_of(
+      tilevolve(measured(cache, devices, fmt::format("--fault-rate {} --fault-seed 11", rate))));
+  check_same_result(clean, r);
+  CHECK(sorted_lines(cache) == want);
+  const auto& pool = r["measurement"]["pool"];
+  INFO(pool.dump());
+  CHECK(pool["poison"] == 0);
+  CHECK(pool["errors"] == 0);
+  CHECK(pool["retired"] == 0);
+  CHECK(r["measurement"]["errors"] == 0);
+  CHECK(pool["restarts"].get<long long>() >= 1); // the faults did happen
+}
+
+} // namespace
+
+TEST_CASE("measured_faults: 1% random worker faults on one device never change the run") {
+  check_fault_rate(1, "0.01");
+}
+TEST_CASE("measured_faults: 5% random worker faults on one device never change the run") {
+  check_fault_rate(1, "0.05");
+}
+TEST_CASE("measured_faults: 10% random worker faults on one device never change the run") {
+  check_fault_rate(1, "0.1");
+}
+TEST_CASE("measured_faults: 1% random worker faults on two devices never change the run") {
+  check_fault_rate(2, "0.01");
+}
+TEST_CASE("measured_faults: 5% random worker faults on two devices never change the run") {
+  check_fault_rate(2, "0.05");
+}
+TEST_CASE("measured_faults: 10% random worker faults on two devices never change the run") {
+  check_fault_rate(2, "0.1");
+}
+TEST_CASE("measured_faults: 1% random worker faults on four devices never change the run") {
+  check_fault_rate(4, "0.01");
+}
+TEST_CASE("measured_faults: 5% random worker faults on four devices never change the run") {
+  check_fault_rate(4, "0.05");
+}
+TEST_CASE("measured_faults: 10% random worker faults on four devices never change the run") {
+  check_fault_rate(4, "0.1");
+}
+
+TEST_CASE("measured_faults: a poison config is found, recorded as crash and never sent again") {
+  ScratchDir dir("tv_measured_faults");
+  const auto clean = json_of(tilevolve(measured(dir.at("clean.csv"), 2, "")));
+  // The config measured most often that is not the expert's: the run is sure to send it.
+  std::map<std::string, int> seen;
+  for (const auto& line : sorted_lines(dir.at("clean.csv"))) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');)
+      f.push_back(x);
+    if (f.size() < 19 || f[8] != "triton") continue;
+    seen[fmt::format("{}x{}x{} w{} s{} g{}", f[9], f[10], f[11], f[12], f[13], f[14])]++;
+  }
+  std::string poison;
+  int most = 0;
+  for (const auto& [c, n] : seen)
+    if (c != "128x128x64 w4 s3 g8" && c != "16x64x128 w4 s4 g1" && n > most) {
+      poison = c;
+      most = n;
+    }
+  REQUIRE(!poison.empty());
+  INFO("poison config " << poison);
+  const std::string cache = dir.at("poison.csv");
+  const std::string args = "--poison-config " + shell_word(poison) + " --fault-rate 0.03";
+  const std::string out = dir.at("run");
+  const auto r = json_of(tilevolve(measured(cache, 2, args, "--out " + shell_word(out))));
+  const auto& pool = r["measurement"]["pool"];
+  CHECK(pool["poison"].get<long long>() >= 1);
+  // The run's events end with what each device went through.
+  const std::string events = tv::test::read_text(out + "/events.ndjson");
+  const std::size_t last = events.rfind('\n', events.size() - 2);
+  const auto devices = nlohmann::json::parse(events.substr(last + 1));
+  CHECK(devices["event"] == "devices");
+  CHECK(devices["pool"] == pool);
+  REQUIRE(devices["devices"].size() == 2);
+  CHECK(devices["devices"][0]["poison"].get<long long>() +
+            devices["devices"][1]["poison"].get<long long>() ==
+        pool["poison"].get<long long>());
+  CHECK(devices["poison"].size() == pool["poison"].get<std::size_t>());
+  CHECK(pool["retired"] == 0);
+  CHECK(r["measurement"]["poison"].size() == pool["poison"].get<std::size_t>());
+  const std::string text = tv::test::read_text(cache);
+  CHECK(
+      text.find(",crash,,,\"poison pair: it faulted alone on its worker 3 times (devices 0, 1)") !=
+      std::string::npos);
+  CHECK(text.find("Segmentation fault while compiling " + poison) != std::string::npos);
+  // The same run again: every pair comes from the file, the poison ones too; none is sent.
+  const auto again = json_of(tilevolve(measured(cache, 2, args)));
+  CHECK(again["best"]["program"] == r["best"]["program"]);
+  CHECK(again["measurement"]["measured"] == 0);
+  CHECK(again["measurement"]["pool"]["crashes"] == 0);
+  CHECK(again["measurement"]["pool"]["sent"] == 0);
+}
+
+TEST_CASE("measured_faults: a faulty run killed with SIGKILL resumes to the fault-free result") {
+  ScratchDir dir("tv_measured_faults");
+  const std::string common = "--checkpoint-every 8";
+  const auto clean = json_of(tilevolve(measured(dir.at("clean.csv"), 2, "", common)));
+  const std::string out = dir.at("run");
+  const std::string cache = dir.at("run.csv");
+  const std::string faults = "--fault-rate 0.05 --fault-seed 3 --slow-ms 1";
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    const std::string line = std::string(TILEVOLVE_BINARY) + " " +
+                             measured(cache, 2, faults, common + " --out " + shell_word(out));
+    ::execl("/bin/sh", "sh", "-c", ("exec " + line).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  bool checkpointed = false;
+  for (int i = 0; i < 800 && !checkpointed; ++i) {
+    ::usleep(25000);
+    const std::string cp = tv::test::read_text(out + "/checkpoint.json");
+    checkpointed =
+        cp.find("\"done\":8") != std::string::npos || cp.find("\"done\":16") != std::string::npos;
+  }
+  ::kill(pid, SIGKILL); // the controller; its workers see end of input and exit
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  CHECK(checkpointed);
+  const auto resumed = json_of(tilevolve("evolve --resume " + shell_word(out) + " --json --quiet"));
+  check_same_result(clean, resumed);
+  CHECK(resumed["resumed"] == true);
+  CHECK(sorted_lines(cache) == sorted_lines(dir.at("clean.csv")));
+}
+
+TEST_CASE("measured_faults: measure and devices survive a worker faulting at random") {
+  ScratchDir dir("tv_measured_faults");
+  const std::string shapes = dir.write("s.csv", "name,M,N,K\na,1,4096,4096\nb,256,4096,4096\n"
+                                                "c,4096,4096,4096\nd,64,1024,4096\n");
+  const auto measure = [&](const std::string& cache, const std::string& args) {
+    return json_of(tilevolve("measure --gpu h100 --shapes " + shell_word(shapes) +
+                             " --configs sample:40 --vendor --json --devices 0,1 --cache " +
+                             shell_word(cache) + " --worker-timeout 1 --worker-cmd " +
+                             shell_word(fake_worker_cmd(args))));
+  };
+  const auto clean = measure(dir.at("clean.csv"), "");
+  const auto faulty = measure(dir.at("faulty.csv"), "--fault-rate 0.1 --fault-seed 4");
+  CHECK(faulty["results"] == clean["results"]);
+  CHECK(faulty["statuses"] == clean["statuses"]);
+  CHECK(faulty["vendor"] == clean["vendor"]);
+  CHECK(sorted_lines(dir.at("faulty.csv")) == sorted_lines(dir.at("clean.csv")));
+  CHECK(faulty["measurement"]["pool"]["restarts"].get<long long>() >= 1);
+  const auto devices = tilevolve("devices --json --devices 0,1 --worker-timeout 1 --worker-cmd " +
+                                 shell_word(fake_worker_cmd("--fault-rate 0.1 --fault-seed 4")));
+  CHECK(devices.status == 0);
+  CHECK(nlohmann::json::parse(devices.out)["healthy"] == 2);
+}
+
+TEST_CASE("measured_faults: a poison config in the expert is reported, and the run goes on") {
+  ScratchDir dir("tv_measured_faults");
+  const std::string cache = dir.at("m.csv");
+  const std::string err = dir.at("err.txt");
+  const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " +
+                                     measured(cache, 2, "--poison-config '128x128x64 w4 s3 g8'") +
+                                     " 2>" + shell_word(err));
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string text = tv::test::read_text(err);
+  CHECK(text.find("the expert's config 128x128x64 w4 s3 g8 on") != std::string::npos);
+  CHECK(text.find("is a poison pair (poison pair: it faulted alone on its worker 3 times") !=
+        std::string::npos);
+  CHECK(j["measurement"]["pool"]["poison"].get<long long>() >= 1);
+  CHECK(j["train"]["valid"] == true);
+  CHECK(tv::test::read_text(cache).find(",crash,") != std::string::npos);
+}
