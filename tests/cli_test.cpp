@@ -67,7 +67,7 @@ TEST_CASE("cli: baselines text report names the problem and prints the per-M pro
 }
 
 TEST_CASE("cli: score the expert gives speedup 1 and a rejected program exits 1 with reasons") {
-  const Run ok = run("score " + tv::data_path("experts/lecture.py") + " --json");
+  const Run ok = run("score " + tv::data_path("experts/lecture.py") + " --gpu h100 --json");
   REQUIRE(ok.status == 0);
   const auto j = nlohmann::json::parse(ok.out);
   CHECK(j["train"]["speedup_vs_expert"].get<double>() == doctest::Approx(1.0));
@@ -76,7 +76,7 @@ TEST_CASE("cli: score the expert gives speedup 1 and a rejected program exits 1 
   const std::string bad = temp_file("bad_regs.py", "def choose(M, N, K):\n"
                                                    "    return Config(BM=256, BN=128, BK=64, "
                                                    "warps=4, stages=3, group=8)\n");
-  const Run rej = run("score " + bad);
+  const Run rej = run("score " + bad + " --gpu h100");
   CHECK(rej.status == 1);
   CHECK(rej.out.find("296 registers per thread > 255") != std::string::npos);
 }
