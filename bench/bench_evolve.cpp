@@ -1,6 +1,7 @@
 // Benchmark: one 1000-program evolution run on the lecture shapes, end to end (load the
 // problem, build the table, evolve, score the best). Target (issue 3): under 1 s on 2 cores.
 // Usage: bench_evolve [gpu=h100] [budget=1000] [repeats=5]
+#include "bench/bench_target.hpp"
 #include "eval/problem.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
@@ -41,4 +42,6 @@ int main(int argc, char** argv) {
       "test fraction of oracle {:.3f})\n",
       budget, gpu, omp_get_max_threads(), total[total.size() / 2],
       evolve_only[evolve_only.size() / 2], total[0], repeats, fraction);
+  return tv::bench::report("bench_evolve",
+                           {{"median time end to end", total[total.size() / 2], 1, true, "s"}});
 }

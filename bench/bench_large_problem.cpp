@@ -6,6 +6,7 @@
 // written as a shape CSV first (so the reader is part of it); `--write FILE` only writes it, for
 //   /usr/bin/time -v ./build/tilevolve baselines --gpu h100 --shapes FILE
 // Usage: bench_large_problem [shapes=100000] [budget=200] | bench_large_problem N --write FILE
+#include "bench/bench_target.hpp"
 #include "eval/baselines.hpp"
 #include "eval/problem.hpp"
 #include "evolve/evolution.hpp"
@@ -88,4 +89,5 @@ int main(int argc, char** argv) {
   fmt::print("bench_large_problem: evolution of {} programs in {:.1f} s (best train {:.3f}x), "
              "peak RSS {:.0f} MB (target < 1024 MB)\n",
              r.programs, lap(), r.best.score, peak_rss_mb());
+  return tv::bench::report("bench_large_problem", {{"peak RSS", peak_rss_mb(), 1024, true, "MB"}});
 }

@@ -9,6 +9,7 @@
 // the figure the target is about. "sleeping" is pairs x ms per pair / wall time, the share
 // spent in the fake's own 5 ms sleeps (lower: timer overshoot and scheduling delays inside
 // the worker count against it). "held" is the time the pool had requests out at the worker.
+#include "bench/bench_target.hpp"
 #include "eval/controller/device_pool.hpp"
 #include "models/data_dir.hpp"
 #include "models/shape_file.hpp"
@@ -93,5 +94,7 @@ int main(int argc, char** argv) {
   fmt::print("  all workers: busy {:.1f}% of the wall time, the least busy {:.1f}% (target >= "
              "90%); {}\n",
              100 * busy_sum / workers, 100 * worst, pool.counters().faults());
-  return ok == pairs && worst >= 0.9 ? 0 : 1;
+  return tv::bench::report("bench_pool",
+                           {{"pairs measured ok", double(ok), double(pairs), false, "pairs"},
+                            {"busy share of the least busy worker", 100 * worst, 90, false, "%"}});
 }

@@ -1,6 +1,7 @@
 // Benchmark: score programs on the 88 lecture shapes from the time table.
 // Target (issue 2): over 1 million shape evaluations per second.
 // Usage: bench_score [program=data/experts/lecture.py] [seconds=1]
+#include "bench/bench_target.hpp"
 #include "eval/problem.hpp"
 #include "ir/text.hpp"
 
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     }
     return q;
   }();
+  std::vector<tv::bench::Target> targets;
   for (const auto* q : {&prog, &table_prog}) {
     long long evals = 0;
     double checksum = 0;
@@ -41,5 +43,8 @@ int main(int argc, char** argv) {
                "(target > 1 M/s; checksum {:.3f})\n",
                q->rules.size(), p->train->rows().size(), evals / elapsed / 1e6,
                checksum / (evals / double(p->train->rows().size())));
+    targets.push_back({fmt::format("shape evaluations of the {}-rule program", q->rules.size()),
+                       evals / elapsed / 1e6, 1, false, "M/s"});
   }
+  return tv::bench::report("bench_score", targets);
 }

@@ -1,6 +1,7 @@
 // Benchmark: build the full lecture time table (88 shapes x all launchable configs) on a GPU
 // profile with the analytic model. Target (issue 2): under 100 ms on 2 cores for h100.
 // Usage: bench_table [gpu=h100] [repeats=10]
+#include "bench/bench_target.hpp"
 #include "models/data_dir.hpp"
 #include "models/gpu.hpp"
 #include "models/shape_file.hpp"
@@ -32,4 +33,5 @@ int main(int argc, char** argv) {
              "min {:.1f} ms over {} runs (target < 100 ms on 2 cores)\n",
              shapes.size(), configs, gpu.name, omp_get_max_threads(), ms[ms.size() / 2], ms[0],
              repeats);
+  return tv::bench::report("bench_table", {{"median time", ms[ms.size() / 2], 100, true, "ms"}});
 }

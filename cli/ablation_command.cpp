@@ -43,6 +43,7 @@ void add_ablation_command(CLI::App& app) {
                 "features (splits bound M vs M, N, K)");
   cmd->add_option("which", o->which, "what to ablate: operators, cascade, database or features")
       ->required();
+  o->ablation.gpu = kDefaultGpu;
   add_gpu_option(*cmd, o->ablation.gpu);
   cmd->add_option("--budget", o->ablation.budget, "programs proposed per evolution run")
       ->check(integer_in(0, kMaxCount))

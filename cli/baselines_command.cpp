@@ -20,6 +20,7 @@ struct BaselinesOptions {
 
 void run_baselines(const BaselinesOptions& o) {
   auto p = load_problem(o.spec);
+  warn_if_few_test_shapes(*p);
   const auto methods =
       compute_baselines(*p->train, *p->test, p->expert, p->backend.get(), p->spec.tree_leaves);
 

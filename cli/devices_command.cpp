@@ -55,7 +55,7 @@ void run_devices(DevicesOptions o) {
                o.pool.command, t.str());
     if (!errors.empty()) fmt::print("\n{}", errors);
   }
-  if (healthy < int(list.size())) throw ExitCode{1};
+  if (healthy < int(list.size())) throw ExitCode{kExitCheckFailed};
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "cli/evolve_command.hpp"
 
+#include "cli/exit_code.hpp"
 #include "cli/experiment_options.hpp"
 #include "cli/llm_options.hpp"
 #include "cli/number_checks.hpp"
@@ -20,11 +21,13 @@
 #include "ir/version.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
+#include <omp.h>
 #include <optional>
 #include <unistd.h>
 
@@ -41,6 +44,7 @@ struct EvolveOptions {
   std::string split_features = "M";
   bool json = false;
   bool quiet = false;
+  int threads = 0; ///< OpenMP threads of the table and the baselines (0 = the default)
   LlmOptions llm;
   std::string model_alias;              ///< --model: --llm-model or --preset, by context
   std::vector<std::string> export_vllm; ///< "N,K[,E]" each
@@ -226,7 +230,9 @@ void run_evolve(EvolveOptions o) {
   if (recorded_dir.empty()) o.evo.cascade.analytic_probes = o.probe_backend == "analytic";
   o.spec.workers.progress = interactive;
   if (o.quiet) TerminalProgressBar::silence();
+  if (o.threads > 0) omp_set_num_threads(o.threads);
   auto problem = load_problem(o.spec);
+  warn_if_few_test_shapes(*problem);
   TimingBackend& backend = *problem->backend;
   if (o.full_baselines && !backend.complete_table()) {
     fmt::print(stderr,
@@ -264,6 +270,15 @@ void run_evolve(EvolveOptions o) {
                    llm->api_key_env);
     }
     if (!o.out.empty()) rt.record_path = o.out + "/llm_exchanges.ndjson";
+    // The first failed attempt is shown as it happens, not after its retries; the rest are
+    // counted in the report.
+    auto told = std::make_shared<std::atomic<bool>>(false);
+    rt.on_failure = [told, interactive](const ChatAttempt& a) {
+      if (told->exchange(true)) return;
+      fmt::print(stderr, "{}tilevolve: warning: an LLM request failed ({}: {}){}\n",
+                 interactive ? "\n" : "", failure_kind_name(a.failure), a.error,
+                 a.final ? "" : fmt::format("; retrying in {:.1f} s", a.wait_s));
+    };
     rt.resume = !o.resume.empty();
     if (!replay_dir.empty()) rt.replay_path = replay_dir + "/llm_exchanges.ndjson";
     auto m = make_llm_mutator(*problem, *llm, std::move(rt), recorded_dir,
@@ -343,13 +358,19 @@ void run_evolve(EvolveOptions o) {
                                  llm_mutator->answered_from_recording())
                    : "",
                o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
+  // A run whose LLM server gave out did not get what it asked for: say so in the status.
+  if (mutator->gave_out() && r.stop_reason == mutator->exhausted()) {
+    fmt::print(stderr, "tilevolve: error: the run stopped early: {} (exit status {}){}\n",
+               r.stop_reason, kExitGaveOut,
+               o.out.empty() ? "" : fmt::format("; --resume {} continues it", o.out));
+    throw ExitCode{kExitGaveOut};
+  }
 }
 
 } // namespace
 
 void add_evolve_command(CLI::App& app) {
   auto o = std::make_shared<EvolveOptions>();
-  o->spec.gpu = "mi300x";
   CLI::App* cmd = app.add_subcommand(
       "evolve", "Evolve a tiling heuristic from the expert with the mock LLM (or an LLM server) "
                 "and the cascaded evaluator; report it beside the baselines on train and test");
@@ -407,9 +428,20 @@ void add_evolve_command(CLI::App& app) {
                   "steadier on unseen shapes, see README) or letters of M, N, K, "
                   "e.g. MNK")
       ->capture_default_str();
+  // Checkpoints by time by default: a long run's checkpoint grows to megabytes, and one
+  // every N programs would write it many times a second.
+  o->evo.checkpoint_every = 0;
+  o->evo.checkpoint_seconds = 10;
   cmd->add_option("--checkpoint-every", o->evo.checkpoint_every,
-                  "programs between checkpoints in the run directory")
-      ->check(integer_in(1, kMaxCount))
+                  "also write a checkpoint in the run directory after this many programs (0 = "
+                  "by time alone)")
+      ->check(integer_in(0, kMaxCount))
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-seconds", o->evo.checkpoint_seconds,
+                  "write a checkpoint in the run directory once this many seconds passed since "
+                  "the last one (0 = by --checkpoint-every alone); where checkpoints fall changes "
+                  "no result")
+      ->check(number_in(0, 1e9))
       ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "run directory: config, events.ndjson, checkpoint, best program, its exports "
@@ -428,6 +460,7 @@ void add_evolve_command(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
+  add_threads_option(*cmd, o->threads, "building the time table and the baselines");
   // Measured runs.
   add_cache_option(*cmd, o->spec.cache);
   add_worker_options(*cmd, o->spec.workers);
@@ -465,7 +498,7 @@ void add_evolve_command(CLI::App& app) {
       // Where a measured run measures (not what) may change on resume.
       const bool where = n == "--worker-cmd" || n == "--devices" || n == "--worker-timeout";
       if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--help" ||
-          is_runtime_llm_flag(n) || (where && !o->resume.empty()))
+          n == "--threads" || is_runtime_llm_flag(n) || (where && !o->resume.empty()))
         continue;
       if (!o->resume.empty() && n != "--resume")
         throw InputError(fmt::format("--resume takes every setting from the run's config.json; "

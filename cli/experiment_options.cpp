@@ -8,10 +8,9 @@
 
 namespace tv {
 
-void add_threads_option(CLI::App& cmd, int& threads) {
+void add_threads_option(CLI::App& cmd, int& threads, const std::string& what) {
   cmd.add_option("--threads", threads,
-                 "threads for the independent runs (0 = OpenMP default); results do not depend "
-                 "on it")
+                 "threads for " + what + " (0 = OpenMP default); results do not depend on it")
       ->check(integer_in(0, 4096))
       ->capture_default_str();
 }

@@ -10,8 +10,9 @@
 
 namespace tv {
 
-/// Adds --threads (threads for the independent runs; results do not depend on it).
-void add_threads_option(CLI::App& cmd, int& threads);
+/// Adds --threads (threads for `what`; results do not depend on it).
+void add_threads_option(CLI::App& cmd, int& threads,
+                        const std::string& what = "the independent runs");
 /// Throws InputError when `out` names something that exists and is not a directory (checked
 /// before any run, so a bad --out costs nothing).
 void check_report_dir(const std::string& out);

@@ -93,8 +93,8 @@ Source run_directory_source(const std::string& dir) {
   Source s;
   const std::string best = dir + "/best_simplified.py";
   s.program = load_program_file(std::filesystem::exists(best) ? best : dir + "/best.py");
-  s.info.source = fmt::format("run directory {}: its best program (simplified: same config for "
-                              "every shape)",
+  s.info.source = fmt::format("run directory {}: its best program (simplified: redundant rules "
+                              "removed, each shape gets the config the original gives it)",
                               dir);
   if (summary.contains("problem") && summary["problem"].is_object()) {
     const auto& p = summary["problem"];
@@ -225,7 +225,6 @@ void run_export(const ExportOptions& o, bool score) {
 
 void add_export_command(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
-  o->spec.gpu = "mi300x";
   CLI::App* cmd = app.add_subcommand(
       "export",
       "Write a program as code to ship: a C++17 header, a Python function returning Triton "

@@ -24,7 +24,7 @@ namespace tv {
 namespace {
 
 struct MeasureOptions {
-  std::string gpu = "h100";
+  std::string gpu = kDefaultGpu;
   std::string shapes;
   std::string configs = "all";
   bool vendor = false;

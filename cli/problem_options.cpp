@@ -2,19 +2,36 @@
 
 #include "cli/number_checks.hpp"
 
+#include <fmt/format.h>
+
 namespace tv {
 
 void add_gpu_option(CLI::App& cmd, std::string& gpu) {
+  const std::string unusual =
+      gpu == kDefaultGpu
+          ? ""
+          : fmt::format(" (this command's default; the other commands default to {})", kDefaultGpu);
   cmd.add_option("--gpu", gpu,
                  "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
-                 "path to a .json profile")
+                 "path to a .json profile" +
+                     unusual)
       ->capture_default_str();
+}
+
+void warn_if_few_test_shapes(const Problem& p) {
+  const std::size_t n = p.test_rows.size();
+  if (p.spec.split == "none" || n >= kFewTestShapes) return;
+  fmt::print(stderr,
+             "tilevolve: warning: the test half holds {} shape{}: a test score on fewer than {} "
+             "shapes decides nothing about unseen shapes (give more shapes, or --split none)\n",
+             n, n == 1 ? "" : "s", kFewTestShapes);
 }
 
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet which,
                          bool model_alias) {
   const bool all = which == ProblemOptionSet::all;
   // Without --gpu, a replay file that says what it was measured on picks the profile.
+  spec.gpu = kDefaultGpu;
   spec.gpu_is_default = true;
   cmd.add_option_function<std::string>(
          "--gpu",

@@ -7,6 +7,10 @@
 
 namespace tv {
 
+/// The GPU profile of every command that takes a problem when --gpu is not given (the
+/// lecture alone keeps the course's H100).
+inline constexpr const char* kDefaultGpu = "mi300x";
+
 /// Which of the problem options a subcommand takes.
 enum class ProblemOptionSet {
   all,        ///< --gpu, the shape sources, --keep, --test-shapes, --split, --split-seed,
@@ -15,12 +19,19 @@ enum class ProblemOptionSet {
 };
 
 /// Adds the problem options of `which` to `cmd`; `spec` must outlive the parse. Marks
-/// spec.gpu as a default (a replay file may pick the profile) until --gpu is given.
+/// spec.gpu as a default (a replay file may pick the profile) until --gpu is given; the
+/// default is kDefaultGpu.
 /// The model preset is --preset, also spelled --model unless `model_alias` is false (evolve,
 /// where --model may name the LLM instead, resolves it itself).
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec,
                          ProblemOptionSet which = ProblemOptionSet::all, bool model_alias = true);
-/// Adds --gpu alone (for subcommands whose problem is otherwise fixed).
+/// The fewest test shapes whose score tells held-out generalization apart from chance.
+inline constexpr std::size_t kFewTestShapes = 10;
+/// Warns on stderr when `p` is split into train and test and its test half has fewer than
+/// kFewTestShapes shapes: a test score on so few decides nothing.
+void warn_if_few_test_shapes(const Problem& p);
+/// Adds --gpu alone (for subcommands whose problem is otherwise fixed); `gpu` holds the
+/// default, and --help says so where it is not kDefaultGpu.
 void add_gpu_option(CLI::App& cmd, std::string& gpu);
 
 } // namespace tv

@@ -5,6 +5,7 @@
 #include "eval/baselines.hpp"
 #include "eval/report_format.hpp"
 #include "eval/text_table.hpp"
+#include "ir/plural.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "models/static_check.hpp"
@@ -25,6 +26,7 @@ struct ScoreOptions {
 void run_score(const ScoreOptions& o) {
   const Program prog = load_program_file(o.program_path);
   auto p = load_problem(o.spec);
+  warn_if_few_test_shapes(*p);
   const auto issues = p->static_issues(prog);
   const Program simple = simplify(prog);
 
@@ -75,8 +77,8 @@ void run_score(const ScoreOptions& o) {
   } else {
     fmt::print("tilevolve score {}\n{}\n", o.program_path, problem_header(*p));
     fmt::print("{}", print_program(prog));
-    fmt::print("{} rules; {} after removing dead and redundant rules\n\n", prog.rules.size(),
-               simple.rules.size());
+    fmt::print("{}; {} after removing dead and redundant rules\n\n",
+               counted(long(prog.rules.size()), "rule", "rules"), simple.rules.size());
     if (!issues.empty()) {
       fmt::print("Static check: REJECTED, some branches cannot launch on {}:\n{}", p->gpu.name,
                  format_static_issues(issues));
@@ -103,7 +105,7 @@ void run_score(const ScoreOptions& o) {
     rows.push_back(orc);
     fmt::print("{}", methods_table(rows));
   }
-  if (!issues.empty()) throw ExitCode{1};
+  if (!issues.empty()) throw ExitCode{kExitCheckFailed};
 }
 
 } // namespace

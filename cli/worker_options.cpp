@@ -9,9 +9,8 @@ void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
                  "worker command, run with /bin/sh -c once per device, {device} replaced by the "
                  "device id (e.g. \"ssh node7 python3 triton_worker.py --device {device}\", or "
                  "\"srun -N1 -n1 --gres=gpu:1 python3 triton_worker.py --device 0\": Slurm gives "
-                 "each step a GPU of its own); default: the Triton worker, python3 " +
-                     std::string(TILEVOLVE_SOURCE_DIR) +
-                     "/eval/workers/triton_worker.py --device {device}");
+                 "each step a GPU of its own); default: the Triton worker, " +
+                     default_worker_command());
   cmd.add_option("--devices", pool.devices,
                  "device ids, one worker each (e.g. 0,1,2,3); default: as many as the first "
                  "worker (device 0) reports")

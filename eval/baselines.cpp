@@ -1,6 +1,7 @@
 #include "eval/baselines.hpp"
 
 #include "eval/decision_tree.hpp"
+#include "ir/plural.hpp"
 #include "ir/simplify.hpp"
 #include "models/progress.hpp"
 
@@ -147,17 +148,19 @@ std::vector<MethodResult> compute_baselines(const Scorer& train, const Scorer& t
       "best_single", fmt::format("best single config ({}){}", single.default_config.brief(), over),
       single, n_configs * n_train, tuning));
   const Program table = per_m_table(train);
-  out.push_back(program_method("per_m_table",
-                               fmt::format("per-M table ({} rules){}", table.rules.size(), over),
-                               table, n_configs * n_train, tuning));
+  out.push_back(program_method(
+      "per_m_table",
+      fmt::format("per-M table ({}){}", counted(long(table.rules.size()), "rule", "rules"), over),
+      table, n_configs * n_train, tuning));
 
   TreeOptions tree_options;
   tree_options.max_leaves = tree_leaves;
   const Program tree = fit_decision_tree(train, tree_options);
-  out.push_back(program_method(
-      "tree",
-      fmt::format("decision tree ({} leaves, M/N/K/M*N/tiles){}", tree.rules.size() + 1, over),
-      tree, n_configs * n_train, tuning));
+  out.push_back(
+      program_method("tree",
+                     fmt::format("decision tree ({}, M/N/K/M*N/tiles){}",
+                                 counted(long(tree.rules.size()) + 1, "leaf", "leaves"), over),
+                     tree, n_configs * n_train, tuning));
 
   if (auto v = vendor_method(train, test, backend)) out.push_back(std::move(*v));
 

@@ -39,10 +39,12 @@ struct Node {
   std::optional<Split> split; ///< best split, computed once
 };
 
-class TreeFitter {
+/// `Cost` is the element type of the cost table: double, or float for a table too large to
+/// hold in doubles (sums are taken in double either way).
+template <class Cost> class TreeFitter {
 public:
   TreeFitter(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
-             const std::vector<double>& cost, const TreeOptions& o)
+             const std::vector<Cost>& cost, const TreeOptions& o)
       : shapes_(shapes), configs_(configs), o_(o), cols_(configs.size()), logt_(cost) {}
 
   /// Best config of `items` and its cost.
@@ -149,7 +151,7 @@ private:
   const std::vector<Config>& configs_;
   const TreeOptions& o_;
   std::size_t cols_ = 0;
-  const std::vector<double>& logt_; ///< cost (weight x log time), items x configs
+  const std::vector<Cost>& logt_; ///< cost (weight x log time), items x configs
 };
 
 } // namespace
@@ -237,23 +239,42 @@ Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& co
     throw std::invalid_argument("fit_tree: the cost table must be shapes x configs, non-empty");
   TreeOptions o = options;
   if (o.features.empty()) o.features = default_tree_features();
-  return TreeFitter(shapes, configs, cost, o).fit();
+  return TreeFitter<double>(shapes, configs, cost, o).fit();
 }
+
+namespace {
+
+/// The cost table of `train` (weight x log time; pairs that cannot run cost as if e^1000
+/// times slower: never chosen while another runs), with elements of type `Cost`.
+template <class Cost> std::vector<Cost> cost_table(const Scorer& train) {
+  const TimeTable& t = train.table();
+  const std::size_t cols = t.configs().size();
+  std::vector<Cost> cost(train.rows().size() * cols);
+  for (std::size_t i = 0; i < train.rows().size(); ++i)
+    for (std::size_t c = 0; c < cols; ++c) {
+      const double v = t.time(train.rows()[i], c);
+      cost[i * cols + c] = Cost(train.weights()[i] * (std::isfinite(v) ? std::log(v) : 1e3));
+    }
+  return cost;
+}
+
+} // namespace
 
 Program fit_decision_tree(const Scorer& train, const TreeOptions& options) {
   const TimeTable& t = train.table();
-  const std::size_t cols = t.configs().size();
   std::vector<Shape> shapes;
-  std::vector<double> cost(train.rows().size() * cols);
-  for (std::size_t i = 0; i < train.rows().size(); ++i) {
-    shapes.push_back(t.shapes()[train.rows()[i]]);
-    for (std::size_t c = 0; c < cols; ++c) {
-      const double v = t.time(train.rows()[i], c);
-      // Pairs that cannot run cost as if e^1000 times slower: never chosen while another runs.
-      cost[i * cols + c] = train.weights()[i] * (std::isfinite(v) ? std::log(v) : 1e3);
-    }
+  for (std::size_t r : train.rows())
+    shapes.push_back(t.shapes()[r]);
+  // A table too large to store in the time table (100k shapes: 50k training rows x 4184
+  // configs, 1.7 GB in doubles) is held in floats, half the memory; every smaller one in
+  // doubles, as before.
+  if (shapes.size() * t.configs().size() > kDenseCellLimit) {
+    TreeOptions o = options;
+    if (o.features.empty()) o.features = default_tree_features();
+    const std::vector<float> cost = cost_table<float>(train);
+    return TreeFitter<float>(shapes, t.configs(), cost, o).fit();
   }
-  return fit_tree(shapes, t.configs(), cost, options);
+  return fit_tree(shapes, t.configs(), cost_table<double>(train), options);
 }
 
 } // namespace tv

@@ -485,7 +485,9 @@ EvolutionResult Evolution::loop() {
     if (const long long left = mutator_->remaining_requests(); left >= 0)
       count = std::min(count, left);
     step_batch(count);
-    if (!dir_.empty() && s.done - s.last_checkpoint >= options_.checkpoint_every)
+    if (!dir_.empty() &&
+        checkpoint_due({options_.checkpoint_every, options_.checkpoint_seconds},
+                       s.done - s.last_checkpoint, s.seconds() - s.last_checkpoint_seconds))
       write_checkpoint();
     if (progress_) {
       Progress pr;

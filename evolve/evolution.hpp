@@ -48,7 +48,10 @@ struct EvolutionOptions {
   /// and, when two or more beat the parent, their edits are merged into one more program
   /// ("merge"); a batch then holds max(1, batch / (K + 1)) parents.
   int candidates = 1;
-  long long checkpoint_every = 100; ///< programs between checkpoints (run directory only)
+  /// A run directory's checkpoints (checkpoint_policy.hpp): every this many programs (0 =
+  /// not by count) or every this many wall seconds (0 = not by time), whichever comes first.
+  long long checkpoint_every = 100;
+  double checkpoint_seconds = 0;
   /// Drop rules of a child that decide no training shape before evaluating it (and, when the
   /// default decides none, let the last rule's config become the default): such a config was
   /// never timed, so it would only be an untested guess on unseen shapes.

@@ -64,6 +64,7 @@ void Evolution::write_checkpoint() {
                checkpoint_text(st, run_fingerprint(run_config(*problem_, *mutator_, options_))));
   if (s.seeded) s.viewer->write_per_shape(dir_, s.best.id, s.best.program);
   s.last_checkpoint = s.done;
+  s.last_checkpoint_seconds = s.seconds();
 }
 
 void Evolution::load_checkpoint() {
@@ -123,6 +124,7 @@ void Evolution::load_checkpoint() {
         fmt::format("{}: the checkpoint has no state of the mutator '{}'", path, mutator_->name()));
   s.seconds_before = get_field<double>(st, "seconds", w);
   s.last_checkpoint = s.done;
+  s.last_checkpoint_seconds = s.seconds_before;
   if (s.seeded) {
     s.db = ProgramDatabase::from_json(get_field<nlohmann::json>(st, "database", w));
     s.best = s.db.best(); // the accepted best, below; older checkpoints: the database's

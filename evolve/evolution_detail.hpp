@@ -5,6 +5,7 @@
 /// (evolution_checkpoint.cpp).
 #include "eval/cascade.hpp"
 #include "evolve/attempt_history.hpp"
+#include "evolve/checkpoint_policy.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/viewer_data.hpp"
@@ -76,7 +77,8 @@ struct Evolution::State {
   std::unique_ptr<RunLock> lock; ///< held while the run uses its directory
   std::unique_ptr<EventLog> events;
   std::unique_ptr<ViewerData> viewer; ///< what the dashboard reads (run directory only)
-  long long last_checkpoint = 0;
+  long long last_checkpoint = 0;      ///< `done` at the last checkpoint
+  double last_checkpoint_seconds = 0; ///< seconds() at the last checkpoint
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   double seconds_before = 0;
   std::string stop_reason;

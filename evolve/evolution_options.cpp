@@ -42,6 +42,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                      {"probe_margin", cascade.probe_margin},
                      {"analytic_probes", cascade.analytic_probes}}}};
   kernel_runs.to_json(j); // only when set, so older runs' options read back the same
+  if (checkpoint_seconds > 0) j["checkpoint_seconds"] = checkpoint_seconds; // likewise
   return j;
 }
 
@@ -55,6 +56,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.max_seconds = get_field<double>(j, "max_seconds", w);
   o.batch = get_field<int>(j, "batch", w);
   o.checkpoint_every = get_field<long long>(j, "checkpoint_every", w);
+  if (j.contains("checkpoint_seconds"))
+    o.checkpoint_seconds = get_field<double>(j, "checkpoint_seconds", w);
   o.drop_unexercised = get_field<bool>(j, "drop_unexercised", w);
   o.candidates = j.contains("candidates") ? get_field<int>(j, "candidates", w) : 1; // older runs
   const auto db = get_field<nlohmann::json>(j, "database", w);

@@ -84,6 +84,9 @@ public:
   }
   /// Why this mutator can make no more proposals (a spent budget, a dead server), or "".
   virtual std::string exhausted() const { return ""; }
+  /// True when exhausted() means a failure (a server that keeps failing), not a budget spent
+  /// as planned: the run did not get what it asked for.
+  virtual bool gave_out() const { return false; }
   /// Proposals it may still make (-1 = no limit).
   virtual long long remaining_requests() const { return -1; }
   /// Settings that define its proposals, for the run's config.json (null = none beyond the

@@ -22,8 +22,8 @@ void write_run_exports(const std::string& dir, const Problem& problem, const Evo
   const Program& p = r.best_simplified;
   const ExportInfo info = export_info(
       problem, r.best_train, r.best_test, fmt::format("tilevolve {} (tilevolve evolve)", version()),
-      fmt::format("run directory {}: its best program (id {}, simplified: same config for every "
-                  "shape) after {} programs",
+      fmt::format("run directory {}: its best program (id {}, simplified: redundant rules "
+                  "removed, each shape gets the config the original gives it) after {} programs",
                   dir, r.best.id, r.programs));
   atomic_write(out + "/best.hpp", export_cpp(p, info));
   atomic_write(out + "/best_heuristic.py", export_python(p, info));

@@ -4,6 +4,7 @@
 #include "eval/report_format.hpp"
 #include "eval/text_table.hpp"
 #include "evolve/mutators/llm_stats.hpp"
+#include "ir/plural.hpp"
 #include "ir/text.hpp"
 
 #include <fmt/format.h>
@@ -113,9 +114,9 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   rows.insert(rows.begin() + 1, evo);
   rows.push_back(cost_matched_method(problem, r));
   out += methods_table(rows) + "\n";
-  out += fmt::format("Best program: {} rules, {} after simplification (behaviour unchanged):\n{}\n",
-                     r.best.program.rules.size(), r.best_simplified.rules.size(),
-                     print_program(r.best_simplified));
+  out += fmt::format("Best program: {}, {} after simplification (behaviour unchanged):\n{}\n",
+                     counted(long(r.best.program.rules.size()), "rule", "rules"),
+                     r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
   out += selection_text(r);

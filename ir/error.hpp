@@ -25,4 +25,11 @@ private:
   }
 };
 
+/// Not bad input but a resource that gave out mid-run (no worker left to measure with): the
+/// run cannot go on, and what it did so far is kept. An InputError, so every boundary that
+/// reports one reports it; the CLI exits with status 4 for it instead of 2.
+struct GaveOutError : InputError {
+  using InputError::InputError;
+};
+
 } // namespace tv

@@ -1,12 +1,14 @@
 #include "models/data_dir.hpp"
 
+#include "models/resource_dir.hpp"
+
 #include <cstdlib>
 
 namespace tv {
 
 std::string data_dir() {
   if (const char* env = std::getenv("TILEVOLVE_DATA"); env && *env) return env;
-  return std::string(TILEVOLVE_SOURCE_DIR) + "/data";
+  return resource_dir() + "/data";
 }
 
 std::string data_path(const std::string& relative) {

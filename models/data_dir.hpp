@@ -4,7 +4,8 @@
 
 namespace tv {
 
-/// The data directory: $TILEVOLVE_DATA if set, else the source tree's data/ (compiled in).
+/// The data directory: $TILEVOLVE_DATA if set, else resource_dir()'s data/ (the installed
+/// one, or the source tree's).
 std::string data_dir();
 /// `data_dir() + "/" + relative`.
 std::string data_path(const std::string& relative);

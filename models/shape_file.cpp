@@ -103,11 +103,16 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
       width = fields.size();
       for (std::size_t i = 0; i < fields.size(); ++i) {
         const auto col = column_of(fields[i]);
-        if (!col)
+        if (!col) {
+          // A hipBLASLt log given as a shape CSV: its lines are YAML maps "- {function: ...".
+          const bool log = line.rfind("- {", 0) == 0 || line.find("function:") != line.npos;
           fail_at_line(
               source, line_no,
-              fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight, layout)",
-                          fields[i]));
+              fmt::format("unknown column '{}' (expected name, M, N, K, dtype, weight, layout){}",
+                          fields[i],
+                          log ? "; this looks like a hipBLASLt log: read it with --workload-log"
+                              : ""));
+        }
         if (index[*col] >= 0)
           fail_at_line(source, line_no, fmt::format("duplicate column '{}'", kColumnNames[*col]));
         index[*col] = int(i);

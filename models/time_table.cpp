@@ -192,8 +192,13 @@ TimeTable build_model_table(const std::vector<Shape>& shapes, const Gpu& g,
         std::size_t(std::find(dtypes.begin(), dtypes.end(), s.dtype) - dtypes.begin());
     return model_breakdown(s, (*cfgs)[c], *gpu, (*occupancy)[d * cfgs->size() + c]).total;
   };
+  // A model table computed on lookup keeps 64 MiB of columns, not kColumnCacheBytes: the
+  // baselines look up every column in order, so the cache ends up holding the first columns
+  // whatever its size, while the decision tree's cost table needs the memory (100k shapes:
+  // the peak stays under 1 GB, bench_large_problem).
+  constexpr std::size_t kModelColumnCacheBytes = std::size_t(64) << 20;
   if (shapes.size() * nc > dense_limit)
-    return TimeTable(shapes, std::move(configs), std::move(cell), true);
+    return TimeTable(shapes, std::move(configs), std::move(cell), true, kModelColumnCacheBytes);
   xt::xtensor<double, 2> times({shapes.size(), nc});
   for_each_row(shapes.size(), nc, "time table", [&](std::size_t s) {
     for (std::size_t c = 0; c < nc; ++c)

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages tilevolve builds with, only those that are missing.
-# Safe to run any number of times. `setup.sh test` also installs what the whole test suite
-# (scripts/test.sh) needs: clang with libFuzzer and the sanitizer runtimes, LLVM's OpenMP for
-# clang builds, and llvm-symbolizer for readable sanitizer reports.
+# Installs the Debian 12 packages tilevolve needs, only those that are missing. Safe to run any
+# number of times.
+#   setup.sh        what building and running the tool needs: the compiler, CMake, the
+#                   libraries, and Chart.js for the dashboard (tilevolve serve serves Debian's
+#                   file; nothing is fetched from the internet).
+#   setup.sh test   that, and what the whole test suite (scripts/test.sh) needs besides: clang
+#                   with libFuzzer and the sanitizer runtimes, LLVM's OpenMP for clang builds,
+#                   llvm-symbolizer for readable sanitizer reports, headless Chromium and
+#                   chromedriver for the dashboard's browser test (about 100 MB with
+#                   dependencies), Slurm and munge for tests/slurm_test.cpp's one-node cluster.
 set -euo pipefail
 
 packages=(
   g++ cmake make pkg-config python3
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
   libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
-  slurm-wlm munge # tests/slurm_test.cpp: a one-node cluster for the measured backend's srun path
-  # The dashboard (tilevolve serve) serves Chart.js from this package's installed file; its
-  # test drives headless Chromium through chromedriver (about 100 MB with dependencies).
-  libjs-chart.js chromium chromium-driver
+  libjs-chart.js
 )
 if [ "${1:-}" = "test" ]; then
-  packages+=(clang libclang-rt-14-dev libomp-dev llvm-14)
+  packages+=(clang libclang-rt-14-dev libomp-dev llvm-14
+             chromium chromium-driver
+             slurm-wlm munge)
 elif [ -n "${1:-}" ]; then
   echo "setup: unknown argument '$1' (expected nothing or 'test')" >&2
   exit 2

@@ -67,7 +67,7 @@ TEST_CASE("cli: baselines text report names the problem and prints the per-M pro
 }
 
 TEST_CASE("cli: score the expert gives speedup 1 and a rejected program exits 1 with reasons") {
-  const Run ok = run("score " + tv::data_path("experts/lecture.py") + " --json");
+  const Run ok = run("score " + tv::data_path("experts/lecture.py") + " --gpu h100 --json");
   REQUIRE(ok.status == 0);
   const auto j = nlohmann::json::parse(ok.out);
   CHECK(j["train"]["speedup_vs_expert"].get<double>() == doctest::Approx(1.0));
@@ -76,7 +76,7 @@ TEST_CASE("cli: score the expert gives speedup 1 and a rejected program exits 1 
   const std::string bad = temp_file("bad_regs.py", "def choose(M, N, K):\n"
                                                    "    return Config(BM=256, BN=128, BK=64, "
                                                    "warps=4, stages=3, group=8)\n");
-  const Run rej = run("score " + bad);
+  const Run rej = run("score " + bad + " --gpu h100");
   CHECK(rej.status == 1);
   CHECK(rej.out.find("296 registers per thread > 255") != std::string::npos);
 }
@@ -242,4 +242,34 @@ TEST_CASE("cli: evolve --split-features is validated, recorded and taken back on
   const Run refused = run("evolve --resume " + dir, true);
   CHECK(refused.status == 2);
   CHECK(refused.out.find("unknown mutator 'gpt-9'") != std::string::npos);
+}
+
+TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one rule is singular") {
+  const Run one = run("evolve --gpu h100 --budget 200 --seed 2 --threads 1 --json");
+  const Run two = run("evolve --gpu h100 --budget 200 --seed 2 --threads 2 --json");
+  REQUIRE(one.status == 0);
+  REQUIRE(two.status == 0);
+  auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(two.out);
+  a.erase("seconds");
+  b.erase("seconds");
+  CHECK(a == b);
+  // Four shapes split in half: two test shapes decide nothing, and the run says so.
+  const Run tiny = run("baselines --gpu h100 --inline 1,4096,4096 --inline 16,4096,4096 "
+                       "--inline 256,4096,4096 --inline 4096,4096,4096",
+                       true);
+  REQUIRE(tiny.status == 0);
+  CHECK(tiny.out.find("tilevolve: warning: the test half holds 2 shapes: a test score on fewer "
+                      "than 10 shapes decides nothing") != std::string::npos);
+  const Run none = run("baselines --gpu h100 --inline 1,4096,4096 --split none", true);
+  REQUIRE(none.status == 0);
+  CHECK(none.out.find("warning: the test half") == std::string::npos);
+  const std::string prog = temp_file("one_rule.py", "def choose(M, N, K):\n"
+                                                    "    if M <= 16:\n"
+                                                    "        return Config(BM=16, BN=64, BK=128, "
+                                                    "warps=4, stages=4, group=1)\n"
+                                                    "    return Config(BM=128, BN=128, BK=64, "
+                                                    "warps=4, stages=3, group=8)\n");
+  const Run s = run("score " + prog + " --gpu h100");
+  REQUIRE(s.status == 0);
+  CHECK(s.out.find("1 rule; 1 after removing dead and redundant rules") != std::string::npos);
 }

@@ -36,11 +36,12 @@ std::optional<Tools> browser_tools() {
   const bool in_ci = ci && *ci && std::string(ci) != "0" && std::string(ci) != "false";
   if (!in_ci && skip && std::string(skip) == "1") {
     MESSAGE("skipped: chromium or chromedriver not found and TILEVOLVE_SKIP_BROWSER=1 "
-            "(install them with ./scripts/setup.sh to run this test)");
+            "(install them with ./scripts/setup.sh test to run this test)");
     return std::nullopt;
   }
   FAIL("chromium and chromedriver are needed (Debian packages chromium, chromium-driver; "
-       "./scripts/setup.sh installs them). Outside CI, TILEVOLVE_SKIP_BROWSER=1 skips this test.");
+       "./scripts/setup.sh test installs them). Outside CI, TILEVOLVE_SKIP_BROWSER=1 skips this "
+       "test.");
   return std::nullopt;
 }
 
@@ -105,6 +106,21 @@ long long number_in(const json& text) {
 }
 
 } // namespace
+
+TEST_CASE("dashboard in a browser: a wait reads a script error as 'not yet', not as a failure") {
+  const auto tools = browser_tools();
+  if (!tools) return;
+  const fs::path work = work_dir("wait");
+  tv::test::Browser b(tools->chromium, tools->chromedriver, work);
+  // A page that defines its state late, as a busy machine runs the dashboard's script late:
+  // until then, reading it throws a TypeError.
+  b.go("data:text/html,<script>setTimeout(() => { window.tvLate = {ready: true}; }, 700)"
+       "</script>");
+  CHECK(b.eval("return typeof window.tvLate") == "undefined");
+  CHECK(b.wait_until("return window.tvLate.ready === true", 20));
+  // A script that never stops throwing still times out (false), it does not pass.
+  CHECK_FALSE(b.wait_until("return window.tvNever.ready === true", 0.5));
+}
 
 TEST_CASE("dashboard in a browser: the index and a finished run's page show their data") {
   const auto tools = browser_tools();

@@ -110,11 +110,12 @@ TEST_CASE("hipblaslt_log: the transA/transB mapping is the row-major problem on 
   CHECK(row_major_of(7, 3, 5, 'T', 'T').layout == "TT");
 }
 
-TEST_CASE("hipblaslt_log: duplicates merge, batches weigh, other types are counted, bad lines "
-          "are named") {
+TEST_CASE("hipblaslt_log: duplicates merge, batches weigh, fp8 is kept, other types are counted, "
+          "bad lines are named") {
   // y = x @ W^T with 128 tokens, hidden 4096, output 6144 (logged M: 6144, N: 128), twice;
   // the same GEMM with transposes swapped is a different layout; a batched GEMM; fp8 GEMMs
-  // (f8_r, f8_fnuz_r, and f8_r x bf16_r); a function that is not matmul.
+  // (f8_r and f8_fnuz_r, kept as fp8 like --inline's; f8_r x bf16_r, mixed); a function that
+  // is not matmul.
   std::string log = "# captured with HIPBLASLT_LOG_MASK=64\n";
   log += entry(6144, 128, 4096, 'T', 'N', 1, "bf16_r", 96);
   log += entry(6144, 128, 4096, 'T', 'N', 1, "bf16_r", 32); // duplicate of line 2
@@ -131,7 +132,7 @@ TEST_CASE("hipblaslt_log: duplicates merge, batches weigh, other types are count
          "a_type: f16_r, b_type: f16_r}\n"; // bare map, no call_count: 1 call
 
   const HipblasltLog r = parse_hipblaslt_log(log, "w.yaml", "w");
-  REQUIRE(r.shapes.size() == 3);
+  REQUIRE(r.shapes.size() == 5);
   CHECK(r.shapes[0].name == "w:bf16:NT:M128:N6144:K4096");
   CHECK(r.shapes[0].M == 128);
   CHECK(r.shapes[0].N == 6144);
@@ -143,18 +144,20 @@ TEST_CASE("hipblaslt_log: duplicates merge, batches weigh, other types are count
   CHECK(r.shapes[1].weight == 5);
   CHECK(r.shapes[2].name == "w:f16:TN:M512:N64:K128");
   CHECK(r.shapes[2].weight == 3 * 40 + 1 * 40);
+  CHECK(r.shapes[3].name == "w:fp8:NT:M128:N6144:K4096");
+  CHECK(r.shapes[3].dtype == DType::fp8);
+  CHECK(r.shapes[3].weight == 7);
+  CHECK(r.shapes[4].name == "w:fp8:NN:M2:N1:K3");
+  CHECK(r.shapes[4].weight == 11);
   CHECK(r.entries == 9);
-  CHECK(r.kept_lines == 5);
-  CHECK(r.kept_calls == 96 + 32 + 5 + 3 + 1);
-  REQUIRE(r.skipped.size() == 4);
-  CHECK(r.skipped.at("a_type f8_r") == std::pair<std::size_t, double>{1, 7});
+  CHECK(r.kept_lines == 7);
+  CHECK(r.kept_calls == 96 + 32 + 5 + 3 + 1 + 7 + 11);
+  REQUIRE(r.skipped.size() == 2);
   CHECK(r.skipped.at("mixed types a_type f8_r b_type bf16_r") ==
         std::pair<std::size_t, double>{1, 6});
-  CHECK(r.skipped.at("a_type f8_fnuz_r") == std::pair<std::size_t, double>{1, 11});
   CHECK(r.skipped.at("function matmul_grouped") == std::pair<std::size_t, double>{1, 2});
-  CHECK(r.summary() == "9 entries, 5 kept -> 3 GEMMs after merging identical ones (weight = "
-                       "call_count x batch_count); skipped 4 entries: 1 with a_type f8_fnuz_r "
-                       "(11 calls), 1 with a_type f8_r (7 calls), 1 with function "
+  CHECK(r.summary() == "9 entries, 7 kept -> 5 GEMMs after merging identical ones (weight = "
+                       "call_count x batch_count); skipped 2 entries: 1 with function "
                        "matmul_grouped (2 calls), 1 with mixed types a_type f8_r b_type bf16_r "
                        "(6 calls)");
 

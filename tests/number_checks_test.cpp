@@ -36,7 +36,8 @@ TEST_CASE("number_checks: integers that would wrap, saturate or read as octal ar
   refused("evolve --budget 1e3", "--budget: expected an integer");
   refused("evolve --islands 0", "--islands: expected an integer from 1 to 1024, got '0'");
   refused("evolve --batch 2147483648", "--batch: expected an integer from 1 to 1048576");
-  refused("evolve --checkpoint-every 0", "--checkpoint-every: expected an integer from 1");
+  refused("evolve --checkpoint-every -1", "--checkpoint-every: expected an integer from 0");
+  refused("evolve --checkpoint-seconds -1", "--checkpoint-seconds: expected a number from 0");
   refused("evolve --probes 0", "--probes: expected an integer from 1");
   refused("baselines --split-seed -1", "--split-seed: expected an integer from 0 to 2^64-1");
   refused("baselines --model llama3-8b --tp 0", "--tp: expected an integer from 1 to 65536");
@@ -46,7 +47,7 @@ TEST_CASE("number_checks: integers that would wrap, saturate or read as octal ar
   refused("lecture --threads -2", "--threads: expected an integer from 0 to 4096");
   // A flag CLI11 itself rejects (no value) gets the same form and status.
   refused("evolve --budget", "--budget");
-  refused("evolve --no-such-flag", "The following argument was not expected: --no-such-flag");
+  refused("evolve --no-such-flag", "unknown option '--no-such-flag' (run tilevolve evolve --help");
 }
 
 TEST_CASE("number_checks: NaN, infinities and out-of-range reals are refused") {

@@ -97,6 +97,10 @@ TEST_CASE("shape_file: header errors") {
   CHECK(error_of("name,M,N,K,flavour\nx,1,2,3,a\n") ==
         "shapes.csv:1: unknown column 'flavour' (expected name, M, N, K, dtype, weight, layout)");
   CHECK(error_of("name,M,N,K,M\nx,1,2,3,4\n") == "shapes.csv:1: duplicate column 'M'");
+  // A hipBLASLt log given as shapes points to the option that reads it.
+  CHECK(error_of("- {function: matmul, M: 16, N: 8, K: 4}\n") ==
+        "shapes.csv:1: unknown column '- {function: matmul' (expected name, M, N, K, dtype, "
+        "weight, layout); this looks like a hipBLASLt log: read it with --workload-log");
 }
 
 TEST_CASE("shape_file: bad sizes") {

@@ -1,6 +1,6 @@
 // The multi-node path for real: a one-node Slurm cluster on localhost (Debian's slurm-wlm and
 // munge, started here in a temporary directory), and fake workers launched through `srun`.
-// It needs root (slurmd runs jobs as their users) and the packages scripts/setup.sh installs;
+// It needs root (slurmd runs jobs as their users) and the packages scripts/setup.sh test installs;
 // CI has both. Elsewhere it says why it did not run.
 #include "support/fake_worker.hpp"
 #include "support/shell.hpp"
@@ -50,7 +50,7 @@ std::string cannot_run() {
   if (::geteuid() != 0) return "not root (slurmd must run as root to start jobs)";
   for (const char* tool : {"munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo"})
     if (run_shell(fmt::format("command -v {} >/dev/null 2>&1", tool)).status != 0)
-      return fmt::format("{} is not installed (scripts/setup.sh installs slurm-wlm and munge)",
+      return fmt::format("{} is not installed (scripts/setup.sh test installs slurm-wlm and munge)",
                          tool);
   return "";
 }

@@ -50,14 +50,14 @@ TEST_CASE("workload: two sources, or --tp and --tokens without --model, are erro
   two.model = "llama3-8b";
   two.inline_shapes = {"1,2,3"};
   CHECK_THROWS_WITH_AS(load_workload(two),
-                       "give one shape source, not --shapes and --model and --inline (choose "
-                       "one of --shapes, --workload-log, --model, --inline)",
+                       "give one shape source, not --shapes and --preset and --inline (choose "
+                       "one of --shapes, --workload-log, --preset, --inline)",
                        InputError);
   WorkloadSpec tp;
   tp.tp = 8;
   tp.shapes = data_path("shapes/lecture.csv");
-  CHECK_THROWS_WITH_AS(load_workload(tp), "--tp only applies to --model", InputError);
+  CHECK_THROWS_WITH_AS(load_workload(tp), "--tp only applies to --preset", InputError);
   WorkloadSpec tokens;
   tokens.tokens = "1";
-  CHECK_THROWS_WITH_AS(load_workload(tokens), "--tokens only applies to --model", InputError);
+  CHECK_THROWS_WITH_AS(load_workload(tokens), "--tokens only applies to --preset", InputError);
 }

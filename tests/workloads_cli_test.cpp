@@ -76,17 +76,20 @@ TEST_CASE("workloads_cli: a log's merged, transposed, batched and skipped entrie
           "- {function: matmul, M: 64, N: 64, K: 128, transA: N, transB: N, batch_count: 32, "
           "a_type: f16_r, b_type: f16_r, call_count: 3}\n"
           "- {function: matmul, M: 6144, N: 128, K: 4096, transA: T, transB: N, "
-          "a_type: f8_fnuz_r, b_type: f8_fnuz_r, call_count: 5}\n");
+          "a_type: f8_fnuz_r, b_type: f8_fnuz_r, call_count: 5}\n"
+          "- {function: matmul, M: 6144, N: 128, K: 4096, transA: T, transB: N, "
+          "a_type: i8_r, b_type: i8_r, call_count: 4}\n");
   const Run b = run("baselines --workload-log " + log + " --gpu mi300x --split none --json");
   REQUIRE(b.status == 0);
   const auto j = nlohmann::json::parse(b.out);
-  REQUIRE(j["per_shape"].size() == 3);
+  REQUIRE(j["per_shape"].size() == 4);
   CHECK(j["per_shape"][0]["shape"] == "acceptance:bf16:NT:M128:N6144:K4096");
   CHECK(j["per_shape"][1]["shape"] == "acceptance:bf16:TN:M128:N6144:K4096");
   CHECK(j["per_shape"][2]["shape"] == "acceptance:f16:NN:M64:N64:K128");
+  CHECK(j["per_shape"][3]["shape"] == "acceptance:fp8:NT:M128:N6144:K4096"); // as --inline's
   CHECK(j["problem"]["notes"][0] ==
-        "hipBLASLt log: 5 entries, 4 kept -> 3 GEMMs after merging identical ones (weight = "
-        "call_count x batch_count); skipped 1 entry: 1 with a_type f8_fnuz_r (5 calls)");
+        "hipBLASLt log: 6 entries, 5 kept -> 4 GEMMs after merging identical ones (weight = "
+        "call_count x batch_count); skipped 1 entry: 1 with a_type i8_r (4 calls)");
   CHECK(j["per_shape"][0]["weight"] == 20); // 2 lines x 10 calls
   CHECK(j["per_shape"][1]["weight"] == 2);
   CHECK(j["per_shape"][2]["weight"] == 96); // 3 calls x batch 32
@@ -122,10 +125,10 @@ TEST_CASE("workloads_cli: evolve --model llama3-70b --tp 8, with --keep and --to
 
   const Run two = run("evolve --model llama3-8b --shapes x.csv", true);
   CHECK(two.status == 2);
-  CHECK(contains(two.out, "give one shape source, not --shapes and --model"));
+  CHECK(contains(two.out, "give one shape source, not --shapes and --preset"));
   const Run tp = run("evolve --tp 8", true);
   CHECK(tp.status == 2);
-  CHECK(contains(tp.out, "--tp only applies to --model"));
+  CHECK(contains(tp.out, "--tp only applies to --preset"));
   const Run div = run("evolve --model qwen2.5-7b --tp 8", true);
   CHECK(div.status == 2);
   CHECK(contains(div.out, "num_attention_heads 28 of qwen2.5-7b is not divisible by 8"));

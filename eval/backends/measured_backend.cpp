@@ -95,10 +95,10 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
     out[i] = store_->record(jobs[i].shape, jobs[i].config, jobs[i].vendor, jobs[i].sample, r.reply);
   }
   if (!pool_->any_alive())
-    throw InputError(fmt::format("no worker is left to measure with (every device is retired); "
-                                 "every measurement so far "
-                                 "is in {} (resume the run to continue):{}",
-                                 store_->path(), device_errors(*pool_)));
+    throw GaveOutError(fmt::format("no worker is left to measure with (every device is retired); "
+                                   "every measurement so far is in {} (resume the run to "
+                                   "continue):{}",
+                                   store_->path(), device_errors(*pool_)));
   return out;
 }
 

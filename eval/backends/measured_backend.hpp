@@ -43,7 +43,7 @@ public:
 
   /// "measured: DEVICE xN (WORKER), cache FILE".
   std::string name() const override;
-  /// The cached answer, or a new measurement, per request. Throws InputError only when no
+  /// The cached answer, or a new measurement, per request. Throws GaveOutError only when no
   /// worker is left to measure with, i.e. every device is retired for good (what was measured
   /// is in the cache).
   std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override;

@@ -32,6 +32,10 @@ std::string LlmBudget::exhausted() const {
   return "";
 }
 
+bool LlmBudget::gave_out() const {
+  return limits_.max_failures_in_a_row > 0 && failures_in_a_row_ >= limits_.max_failures_in_a_row;
+}
+
 long long LlmBudget::remaining_requests() const {
   if (limits_.max_requests <= 0) return -1;
   return std::max(0LL, limits_.max_requests - requests_);

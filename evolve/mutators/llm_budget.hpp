@@ -24,6 +24,9 @@ public:
   /// Why no more requests may be made ("token budget spent: 10,240 of 10,000 tokens"), or
   /// "" while they may.
   std::string exhausted() const;
+  /// True when the failures in a row reached their limit: the server gave out, unlike a
+  /// request or token budget that was spent as planned.
+  bool gave_out() const;
   /// Requests still allowed (-1 = no request limit).
   long long remaining_requests() const;
   const LlmLimits& limits() const { return limits_; }

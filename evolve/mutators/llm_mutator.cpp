@@ -181,6 +181,7 @@ void LlmMutator::run_jobs(std::vector<Job>& jobs, const std::vector<std::size_t>
                               [&](const ChatAttempt& a) {
                                 if (writer_)
                                   writer_->append({j.index, j.model, j.digest, j.body, a});
+                                if (!a.ok() && runtime_.on_failure) runtime_.on_failure(a);
                               });
         for (auto& a : out.attempts)
           j.attempts.push_back(std::move(a));

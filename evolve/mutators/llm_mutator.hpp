@@ -15,6 +15,7 @@
 #include "evolve/mutators/llm_stats.hpp"
 #include "evolve/mutators/model_ensemble.hpp"
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +49,9 @@ struct LlmRuntime {
   std::string record_path; ///< append exchanges here ("" = nowhere)
   bool resume = false;     ///< record_path holds this run's earlier exchanges: reuse them
   std::string replay_path; ///< answer only from this recording, never from a server
+  /// Called as each attempt fails, before any retry waits (from the request's own thread;
+  /// several may call at once); empty = nobody is told.
+  std::function<void(const ChatAttempt&)> on_failure;
 };
 
 /// Mutator backed by an LLM server (or a recording of one).
@@ -67,6 +71,7 @@ public:
   /// the recording or differs from it, or when the log cannot be written.
   std::vector<MutationReply> propose_all(const std::vector<MutationRequest>& requests) override;
   std::string exhausted() const override { return budget_.exhausted(); }
+  bool gave_out() const override { return budget_.gave_out(); }
   long long remaining_requests() const override { return budget_.remaining_requests(); }
   /// {"kind": "llm", settings..., "prompts_digest": ...}
   nlohmann::json settings() const override;

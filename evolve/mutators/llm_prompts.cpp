@@ -7,6 +7,7 @@
 #include "evolve/mutators/exchange_log.hpp"
 #include "ir/text.hpp"
 #include "models/launch.hpp"
+#include "models/resource_dir.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -328,7 +329,7 @@ const std::vector<std::string>& LlmPrompts::placeholders() {
 
 std::string LlmPrompts::default_dir() {
   if (const char* env = std::getenv("TILEVOLVE_PROMPTS"); env && *env) return env;
-  return std::string(TILEVOLVE_SOURCE_DIR) + "/prompts";
+  return resource_dir() + "/prompts";
 }
 
 LlmPrompts LlmPrompts::load(const std::string& dir) {

@@ -47,7 +47,7 @@ struct ChatMessage {
 /// The three templates of a prompts folder.
 class LlmPrompts {
 public:
-  /// The prompts folder of the source tree (prompts/), or $TILEVOLVE_PROMPTS when set.
+  /// $TILEVOLVE_PROMPTS when set, else resource_dir()'s prompts/ (installed or source tree).
   static std::string default_dir();
   /// Loads the templates of `dir` (default_dir() when empty); throws InputError naming the
   /// file (and line) for a missing file, an unknown placeholder or a missing required one.

@@ -120,6 +120,9 @@ std::optional<DType> timed_type(std::string_view t) {
   if (t == "bf16_r") return DType::bf16;
   if (t == "f16_r") return DType::f16;
   if (t == "f32_r") return DType::f32;
+  // One rule for fp8 wherever a shape comes from (--inline, a shape CSV, a log): tuned as
+  // tilevolve's one-byte float type, e4m3 (f8) and e5m2 (bf8) alike, OCP or FNUZ.
+  if (t == "f8_r" || t == "f8_fnuz_r" || t == "bf8_r" || t == "bf8_fnuz_r") return DType::fp8;
   return std::nullopt;
 }
 

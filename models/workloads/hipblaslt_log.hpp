@@ -25,10 +25,11 @@
 /// `M: O, N: T, K: H, transA: T, transB: N` and becomes M = T, N = O, K = H, layout NT.
 ///
 /// What is kept: `function: matmul` entries whose a_type and b_type are the same type
-/// tilevolve times: bf16_r, f16_r or f32_r (c_type, d_type and compute_type do not change the
-/// tile decision and are not checked). Other functions, other types (fp8 such as f8_r,
-/// bf8_r, f8_fnuz_r, int8, f64, complex) and mixed-type GEMMs, and GEMMs with a zero size,
-/// are skipped and counted by reason. Identical GEMMs (same row-major M, N, K, dtype and
+/// tilevolve times: bf16_r, f16_r, f32_r, or an fp8 type (f8_r, f8_fnuz_r, bf8_r,
+/// bf8_fnuz_r: dtype fp8, as --inline and shape CSVs take it) (c_type, d_type and
+/// compute_type do not change the tile decision and are not checked). Other functions, other
+/// types (int8, f64, complex) and mixed-type GEMMs (f8_r x bf8_r too), and GEMMs with a zero
+/// size, are skipped and counted by reason. Identical GEMMs (same row-major M, N, K, dtype and
 /// layout) are merged; a GEMM's weight is the sum over its lines of call_count x batch_count
 /// (a batched call runs batch_count GEMMs). call_count and batch_count default to 1 when
 /// absent.

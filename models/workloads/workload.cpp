@@ -15,14 +15,15 @@ std::optional<Workload> load_workload(const WorkloadSpec& spec) {
   std::vector<std::string> given;
   if (!spec.shapes.empty()) given.push_back("--shapes");
   if (!spec.workload_log.empty()) given.push_back("--workload-log");
-  if (!spec.model.empty()) given.push_back("--model");
+  if (!spec.model.empty()) given.push_back("--preset");
   if (!spec.inline_shapes.empty()) given.push_back("--inline");
   if (given.size() > 1)
     throw InputError(fmt::format("give one shape source, not {} (choose one of --shapes, "
-                                 "--workload-log, --model, --inline)",
+                                 "--workload-log, --preset, --inline)",
                                  fmt::join(given, " and ")));
   if (spec.model.empty() && (spec.tp != 0 || !spec.tokens.empty()))
-    throw InputError(fmt::format("{} only applies to --model", spec.tp != 0 ? "--tp" : "--tokens"));
+    throw InputError(
+        fmt::format("{} only applies to --preset", spec.tp != 0 ? "--tp" : "--tokens"));
   if (given.empty()) return std::nullopt;
 
   Workload w;

@@ -125,13 +125,25 @@ public:
     return call("POST", path("/execute/sync"),
                 {{"script", script}, {"args", nlohmann::json::array()}});
   }
-  /// Evaluates `script` until it returns true or `seconds` pass; true when it did.
+  /// Evaluates `script` until it returns true or `seconds` pass; true when it did. A
+  /// script that throws (the page has not defined what it reads yet, e.g. a busy machine
+  /// still loading the page's own script) counts as "not yet"; when the time is up, the last
+  /// error is reported with the failure.
   bool wait_until(const std::string& script, double seconds = 20) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    // The page's exception is caught inside the page: chromedriver would answer it with a
+    // "javascript error", which is not the same as false.
+    const std::string guarded =
+        "try {\n" + script + "\n} catch (e) { return {tilevolve_wait_error: String(e)}; }";
+    std::string last_error;
     while (std::chrono::steady_clock::now() < end) {
-      if (eval(script) == true) return true;
+      const nlohmann::json v = eval(guarded);
+      if (v == true) return true;
+      if (v.is_object() && v.contains("tilevolve_wait_error"))
+        last_error = v["tilevolve_wait_error"].get<std::string>();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    if (!last_error.empty()) MESSAGE("the last try of '" << script << "' threw: " << last_error);
     return false;
   }
   /// Sets the window's size in CSS pixels.
