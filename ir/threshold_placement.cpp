@@ -115,10 +115,12 @@ Comparison with_cut(Comparison c, std::int64_t t) {
 
 } // namespace
 
-PlacedThresholds place_thresholds(const Program& p, const std::vector<Shape>& shapes, int units) {
-  PlacedThresholds out;
-  out.program = p;
-  Program& q = out.program;
+namespace {
+
+/// One pass over every comparison (see place_thresholds); appends what it moved.
+Program place_once(const Program& p, const std::vector<Shape>& shapes, int units,
+                   std::vector<std::string>& changes) {
+  Program q = p;
   // Which rule decides each shape does not change as thresholds move (that is the invariant),
   // so "reaches rule i" is read from the original program once.
   std::vector<int> decider(shapes.size());
@@ -149,12 +151,29 @@ PlacedThresholds place_thresholds(const Program& p, const std::vector<Shape>& sh
       const std::int64_t t = cut_between(*below, *above, terms[k].feature == Feature::tiles, units);
       if (t == cut->cut && (terms[k].op == CmpOp::le || terms[k].op == CmpOp::gt)) continue;
       const Comparison moved = with_cut(terms[k], t);
-      out.changes.push_back(fmt::format("rule {}: {} {} {} -> {} {} {}", i + 1,
+      changes.push_back(fmt::format("rule {}: {} {} {} -> {} {} {}", i + 1,
                                         feature_text(terms[k]), cmp_op_text(terms[k].op),
                                         terms[k].value, feature_text(moved),
                                         cmp_op_text(moved.op), moved.value));
       terms[k] = moved;
     }
+  }
+  return q;
+}
+
+} // namespace
+
+PlacedThresholds place_thresholds(const Program& p, const std::vector<Shape>& shapes, int units) {
+  // Moving one comparison can change which training shapes another comparison of the same rule
+  // decides (a shape outside that set may change sides), so passes repeat until nothing moves.
+  PlacedThresholds out;
+  out.program = p;
+  for (int pass = 0; pass < 16; ++pass) {
+    std::vector<std::string> changes;
+    Program next = place_once(out.program, shapes, units, changes);
+    if (next == out.program) break;
+    out.program = std::move(next);
+    out.changes.insert(out.changes.end(), changes.begin(), changes.end());
   }
   return out;
 }

@@ -25,7 +25,8 @@ struct PlacedThresholds {
   std::vector<std::string> changes; ///< one line per moved threshold ("M <= 100 -> M <= 128")
 };
 
-/// Moves each threshold of `p` to cut_between the nearest values, on either side of it, of the
+/// Moves each threshold of `p` (pass after pass, until none moves) to cut_between the nearest
+/// values, on either side of it, of the
 /// training shapes the comparison decides (those that reach its rule and satisfy the rule's
 /// other comparisons). Comparisons with `==`, and those with no such shape on one side, stay.
 /// Every shape of `shapes` gets the same config from the result as from `p`. `units`: the

@@ -188,7 +188,7 @@ TEST_CASE("device_pool: a hello error retires the worker at once with the worker
   }
 }
 
-TEST_CASE("device_pool: a device whose worker crashes on every request retires; no pair is "
+TEST_CASE("device_pool: a device whose worker crashes on every request retires, no pair is "
           "poison, none is lost to a result") {
   // Every incarnation crashes at its first measure request: the device never delivers a
   // result, so it is broken (retired after kMaxFaultsInRow), not the pairs.

@@ -282,11 +282,22 @@ TEST_CASE("simplify: removal order prefers removing later rules") {
   // Rules 0 and 1 are each removable, but not both.
   Program p;
   p.rules = {rule({M(CmpOp::le, 10)}, cfg(16)), rule({M(CmpOp::le, 20)}, cfg(16)),
-             rule({M(CmpOp::ge, 11), M(CmpOp::le, 30)}, cfg(16))};
+             rule({M(CmpOp::ge, 11), M(CmpOp::le, 30)}, cfg(16)), rule({N(CmpOp::le, 5)}, cfg(64))};
   p.default_config = cfg(32);
   const Program s = simplify(p);
-  CHECK(s == Program{{p.rules[0], p.rules[2]}, cfg(32)});
+  // `M >= 11` of rule 2 is implied by rule 0 and goes first; then rule 2 (`M <= 30`) decides
+  // every shape rules 0 and 1 decide, with their config, and both go.
+  CHECK(s == Program{{rule({M(CmpOp::le, 30)}, cfg(16)), p.rules[3]}, cfg(32)});
   CHECK(equivalent(s, p));
+  // With another config in rule 2, `M >= 11` still goes (rule 0 decides M <= 10), rule 1 has
+  // to stay for M in 11..20, and rule 0 goes: rule 1 gives its shapes the same config.
+  Program q;
+  q.rules = {rule({M(CmpOp::le, 10)}, cfg(16)), rule({M(CmpOp::le, 20)}, cfg(16)),
+             rule({M(CmpOp::ge, 11), M(CmpOp::le, 30)}, cfg(64))};
+  q.default_config = cfg(32);
+  const Program t = simplify(q);
+  CHECK(t == Program{{q.rules[1], rule({M(CmpOp::le, 30)}, cfg(64))}, cfg(32)});
+  CHECK(equivalent(t, q));
 }
 
 TEST_CASE("simplify: always-true rules kill later rules and fold into the default") {

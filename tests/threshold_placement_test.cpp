@@ -87,7 +87,7 @@ TEST_CASE("place_thresholds leaves comparisons with no training shape on one sid
 TEST_CASE("place_thresholds never changes a training decision (random programs and shapes)") {
   Rng rng(7);
   for (int trial = 0; trial < 300; ++trial) {
-    const Program p = random_program(rng, 6, 64);
+    const Program p = test::random_program(rng, 6, 64);
     std::vector<Shape> train;
     for (int i = 0; i < 20; ++i)
       train.push_back(at(rng.uniform_int(1, 80), rng.uniform_int(1, 80), rng.uniform_int(1, 80)));
