@@ -221,7 +221,7 @@ TEST_CASE("device_pool: random faults of every kind never change a result") {
          {std::vector<std::string>{"0"}, std::vector<std::string>{"0", "1"}}) {
       INFO("rate " << rate << ", devices " << devices.size());
       PoolOptions o = options(fmt::format("--fault-rate {} --fault-seed 7", rate), devices);
-      o.timeout_s = 0.5;
+      o.timeout_s = 1.5; // generous: a pair that times out three times under load would be poisoned
       o.backoff_s = 0.001;
       DevicePool pool(o);
       const auto rs = pool.run(js);
