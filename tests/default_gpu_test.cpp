@@ -1,6 +1,7 @@
 // One default GPU: every command that takes a problem uses mi300x when --gpu is not given (the
 // README's first command); the lecture keeps the course's H100 and says so in --help.
 #include "support/shell.hpp"
+#include "support/text_match.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -8,24 +9,11 @@
 
 namespace {
 
+using tv::test::contains;
+using tv::test::squeezed;
+
 tv::test::ShellResult tilevolve(const std::string& args) {
   return tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>/dev/null");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-/// `text` with each run of spaces and line breaks as one space (help text is wrapped).
-std::string squeezed(const std::string& text) {
-  std::string out;
-  for (const char c : text)
-    if (c == ' ' || c == '\n') {
-      if (out.empty() || out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-  return out;
 }
 
 } // namespace

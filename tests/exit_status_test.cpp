@@ -2,6 +2,7 @@
 // workers) exits 4, not 0, and says so as it happens; --help lists the statuses.
 #include "support/fake_worker.hpp"
 #include "support/shell.hpp"
+#include "support/text_match.hpp"
 #include "support/temp_dir.hpp"
 #include "support/webdriver.hpp"
 
@@ -10,24 +11,11 @@
 
 namespace {
 
+using tv::test::contains;
+using tv::test::squeezed;
+
 tv::test::ShellResult tilevolve(const std::string& args) {
   return tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>&1");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-/// `text` with each run of spaces and line breaks as one space (help text is wrapped).
-std::string squeezed(const std::string& text) {
-  std::string out;
-  for (const char c : text)
-    if (c == ' ' || c == '\n') {
-      if (out.empty() || out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-  return out;
 }
 
 } // namespace
