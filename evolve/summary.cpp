@@ -7,6 +7,7 @@
 #include "ir/plural.hpp"
 #include "ir/text.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace tv {
@@ -112,7 +113,10 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   evo.kernel_runs = r.counters.kernel_runs;
   std::vector<MethodResult> rows = baselines;
   rows.insert(rows.begin() + 1, evo);
-  rows.push_back(cost_matched_method(problem, r));
+  // The cost-matched tree right after the tree it is matched with (before the oracle).
+  const auto oracle = std::find_if(rows.begin(), rows.end(),
+                                   [](const MethodResult& m) { return m.key == "oracle"; });
+  rows.insert(oracle, cost_matched_method(problem, r));
   out += methods_table(rows) + "\n";
   out += fmt::format("Best program: {}, {} after simplification (behaviour unchanged):\n{}\n",
                      counted(long(r.best.program.rules.size()), "rule", "rules"),
