@@ -164,16 +164,17 @@ void print_progress(const Progress& p) {
   std::fflush(stderr);
 }
 
-/// For a table of what was measured: measure the best program on every shape and the
-/// baselines chosen on the training shapes (best single config, per-M table, decision tree)
-/// on the test shapes too, and the vendor library,
+/// For a table of what was measured: measure the best program and the cost-matched tree on
+/// every shape and the baselines chosen on the training shapes (best single config, per-M
+/// table, decision tree) on the test shapes too, and the vendor library,
 /// then score the best program on the table that results.
 void complete_measured(Problem& p, EvolutionResult& r) {
   if (p.backend->complete_table()) return;
-  refresh_table(p, {r.best.program});
+  // The cost-matched tree (fitted on the run's own pairs) is scored on the test shapes too.
+  refresh_table(p, {r.best.program, r.cost_matched_tree});
   // Each measurement can add configs to the table and so change what the baselines choose:
   // measure until their choices stand still (compute_baselines then fits the same programs).
-  std::vector<Program> measured = {r.best.program};
+  std::vector<Program> measured = {r.best.program, r.cost_matched_tree};
   TreeOptions tree;
   tree.max_leaves = p.spec.tree_leaves;
   for (int round = 0; round < 8; ++round) {
