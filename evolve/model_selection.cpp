@@ -28,7 +28,7 @@ nlohmann::json ModelSelection::to_json(bool with_cache) const {
   nlohmann::json j{{"folds", folds},
                    {"penalties", penalties},
                    {"held_out", held_out},
-                   {"mean_sizes", mean_rules},
+                   {"mean_sizes", mean_sizes},
                    {"penalty", penalty},
                    {"leaves", leaves},
                    {"tree_held_out", tree_held_out},
@@ -44,7 +44,7 @@ ModelSelection ModelSelection::from_json(const nlohmann::json& j) {
     m.folds = j.at("folds").get<int>();
     m.penalties = j.at("penalties").get<std::vector<double>>();
     m.held_out = j.at("held_out").get<std::vector<double>>();
-    m.mean_rules = j.at("mean_sizes").get<std::vector<double>>();
+    m.mean_sizes = j.at("mean_sizes").get<std::vector<double>>();
     m.penalty = j.at("penalty").get<double>();
     m.leaves = j.at("leaves").get<std::vector<int>>();
     m.tree_held_out = j.at("tree_held_out").get<std::vector<double>>();
@@ -54,7 +54,7 @@ ModelSelection ModelSelection::from_json(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("model selection: malformed ({})", e.what()));
   }
-  if (m.held_out.size() != m.penalties.size() || m.mean_rules.size() != m.penalties.size() ||
+  if (m.held_out.size() != m.penalties.size() || m.mean_sizes.size() != m.penalties.size() ||
       m.tree_held_out.size() != m.leaves.size() || !(m.penalty >= 0 && m.penalty < 1) ||
       m.tree_leaves < 0)
     throw InputError("model selection: inconsistent fields");
@@ -83,7 +83,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
   ModelSelection out;
   out.penalties = selection_penalties();
   out.held_out.assign(out.penalties.size(), 0.0);
-  out.mean_rules.assign(out.penalties.size(), 0.0);
+  out.mean_sizes.assign(out.penalties.size(), 0.0);
   out.leaves = selection_tree_leaves();
   out.tree_held_out.assign(out.leaves.size(), 0.0);
   out.cache = nlohmann::json::array();
@@ -143,7 +143,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
         it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
       }
       out.held_out[i] += w * it->second;
-      out.mean_rules[i] += double(program_size(e->candidate.program)) / double(k);
+      out.mean_sizes[i] += double(program_size(e->candidate.program)) / double(k);
     }
     collect(held_eval.cache_to_json());
   }

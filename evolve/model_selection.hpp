@@ -32,7 +32,7 @@ struct ModelSelection {
   int folds = 0;                       ///< 0: not run (too few training shapes)
   std::vector<double> penalties;       ///< the grid
   std::vector<double> held_out;        ///< per charge: held-out speedup over the expert
-  std::vector<double> mean_rules;      ///< per charge: mean rules of the folds' choices
+  std::vector<double> mean_sizes;      ///< per charge: mean size (comparisons) of the folds' choices
   double penalty = 0;                  ///< the chosen charge
   /// Trees refitted on each fold run's measurements (Evolution::measured_tree), the other
   /// procedure cross-validated: per leaf limit, the held-out speedup.

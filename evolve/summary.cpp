@@ -85,7 +85,7 @@ std::string selection_text(const EvolutionResult& r) {
   TextTable t({"procedure", "held-out speedup", "comparisons (mean of folds)", ""});
   for (std::size_t i = 0; i < m.penalties.size(); ++i)
     t.add({fmt::format("front, charge {:g}% per comparison", 100 * m.penalties[i]),
-           fmt::format("{:.4f}x", m.held_out[i]), fmt::format("{:.1f}", m.mean_rules[i]),
+           fmt::format("{:.4f}x", m.held_out[i]), fmt::format("{:.1f}", m.mean_sizes[i]),
            m.tree_leaves == 0 && m.penalties[i] == m.penalty ? "chosen" : ""});
   for (std::size_t i = 0; i < m.leaves.size(); ++i)
     t.add({fmt::format("tree of {} leaves on the run's measurements", m.leaves[i]),

@@ -1,5 +1,6 @@
 #include "experiments/split_study.hpp"
 
+#include "experiments/spread.hpp"
 #include "experiments/study_problem.hpp"
 #include "ir/error.hpp"
 
@@ -112,10 +113,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
     std::vector<double> cost_tree;
     for (const auto& run : row.evolved.runs)
       cost_tree.push_back(problems[i].problem->test->score(run.cost_matched_tree).fraction_of_oracle);
-    std::sort(cost_tree.begin(), cost_tree.end());
-    row.cost_tree_test = cost_tree.size() % 2 ? cost_tree[cost_tree.size() / 2]
-                                              : (cost_tree[cost_tree.size() / 2 - 1] +
-                                                 cost_tree[cost_tree.size() / 2]) / 2;
+    row.cost_tree_test = spread(std::move(cost_tree)).median;
     row.cost_tree_gap = row.evolved.test_fraction.median - row.cost_tree_test;
     cost_tree_gaps.push_back(row.cost_tree_gap);
     for (const auto& run : row.evolved.runs)

@@ -52,8 +52,8 @@ TEST_CASE("cross-validation picks a charge from the grid, the same for the same 
     if (a.held_out[i] >= a.held_out[best]) best = i;
   CHECK(a.penalty == a.penalties[best]);
   // Charges only remove rules: the folds' choices get no larger as the charge grows.
-  for (std::size_t i = 1; i < a.mean_rules.size(); ++i)
-    CHECK(a.mean_rules[i] <= a.mean_rules[i - 1]);
+  for (std::size_t i = 1; i < a.mean_sizes.size(); ++i)
+    CHECK(a.mean_sizes[i] <= a.mean_sizes[i - 1]);
   CHECK(a.kernel_runs > 0);
   CHECK(ModelSelection::from_json(a.to_json()).to_json() == a.to_json());
   CHECK_THROWS_AS(ModelSelection::from_json(nlohmann::json{{"folds", 2}}), InputError);

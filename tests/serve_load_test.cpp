@@ -28,25 +28,11 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// A connected loopback socket to `port` (-1 when it cannot connect).
-int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(std::uint16_t(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 /// GET `target` with every wait bounded by `timeout_s`: the status (0 when no answer came in
 /// time) and the number of body bytes, read and dropped as they come.
 std::pair<int, std::size_t> get(int port, const std::string& target, double timeout_s) {
-  const int fd = connect_to(port);
+  const int fd = tv::test::connect_loopback(port);
   if (fd < 0) return {0, 0};
   timeval tv{time_t(timeout_s), suseconds_t((timeout_s - double(time_t(timeout_s))) * 1e6)};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -83,7 +69,7 @@ public:
   SlowClients(int port, int count, std::chrono::milliseconds interval,
               std::chrono::milliseconds total) {
     for (int i = 0; i < count; ++i) {
-      const int fd = connect_to(port);
+      const int fd = tv::test::connect_loopback(port);
       REQUIRE(fd >= 0);
       fds_.push_back(fd);
     }
@@ -165,7 +151,7 @@ TEST_CASE("serve load: a request that does not arrive whole within its deadline 
   tv::DashboardServer server(o);
   const int port = server.bind();
   std::thread listener([&] { server.listen(); });
-  const int fd = connect_to(port);
+  const int fd = tv::test::connect_loopback(port);
   REQUIRE(fd >= 0);
   const std::string line =
       "GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: xxxxxxxxxxxxxxxxxxxxxxxx";

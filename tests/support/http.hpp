@@ -17,22 +17,29 @@ struct HttpResponse {
   std::string headers, body;
 };
 
-/// Sends `method target` to 127.0.0.1:`port` with Connection: close and reads the answer.
-inline HttpResponse http_request(int port, const std::string& target,
-                                 const std::string& method = "GET") {
-  HttpResponse r;
+/// A connected TCP socket to 127.0.0.1:`port`, or -1 when it cannot connect.
+inline int connect_loopback(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return r;
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  if (fd < 0) return -1;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(std::uint16_t(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(fd);
-    return r;
+    return -1;
   }
+  return fd;
+}
+
+/// Sends `method target` to 127.0.0.1:`port` with Connection: close and reads the answer.
+inline HttpResponse http_request(int port, const std::string& target,
+                                 const std::string& method = "GET") {
+  HttpResponse r;
+  const int fd = connect_loopback(port);
+  if (fd < 0) return r;
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   const std::string req =
       method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + "Connection: close\r\n\r\n";
   if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) != ssize_t(req.size())) {
