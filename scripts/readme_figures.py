@@ -29,18 +29,19 @@ with a body checks the figures its body names, one check a line:
 
   README PATTERN <- OUTPUT PATTERN
 
-`#` is a number that is compared, `*` a number that is not, `...` any text, `\#` and `\*` the
+`#` is a number that is compared (`#3` in an output pattern: the one compared with the README
+pattern's third `#`, for columns in another order), `*` a number that is not, `...` any text, `\#` and `\*` the
 characters, and whitespace matches any whitespace (also a line break in the README). Checks are matched in order: each
 README pattern from where the previous one ended in the text after the marker, each output
 pattern from where the previous one ended in the command's output. The two sides of a check
 must have as many `#`. A README figure with fewer decimals than the output's matches the
-output rounded to its decimals (and the other way round); thousands separators do not matter.
+output within half a unit of its last digit (and the other way round); thousands separators do
+not matter.
 Markers one after the other check the same text.
 """
 
 import argparse
 import difflib
-import math
 import os
 import re
 import subprocess
@@ -105,41 +106,46 @@ def decimals(token):
 
 
 def same_figure(quoted, printed):
-    """Whether a README figure stands for the printed one: equal, or equal once the more precise
-    of the two is rounded to the other's decimals.
+    """Whether a README figure stands for the printed one: equal, or, where one has more
+    decimals, the two within half a unit of the other's last digit.
 
     >>> same_figure("2,003", "2003"), same_figure("96.4", "96.43"), same_figure("98.1", "98.0")
     (True, True, False)
-    >>> same_figure("91.16", "91.2"), same_figure("91.14", "91.2")
-    (True, False)
+    >>> same_figure("91.16", "91.2"), same_figure("91.14", "91.2"), same_figure("96.95", "96.9")
+    (True, False, True)
     """
     q, p = value(quoted), value(printed)
     if decimals(quoted) != decimals(printed):
-        # the more precise one rounded to the other's decimals (a README may quote --json's)
-        places = min(decimals(quoted), decimals(printed))
-        scale = 10 ** places
-        q, p = (math.floor(x * scale + 0.5) / scale for x in (q, p))
-        return abs(q - p) < 0.5 / scale
+        # within half a unit of the less precise one's last digit, inclusive: 96.95 (from
+        # --json) and 96.9 both stand for 96.949
+        return abs(q - p) <= 0.5 * 10 ** -min(decimals(quoted), decimals(printed)) + 1e-9
     return abs(q - p) < 1e-12
 
 
 def pattern_regex(pattern):
-    """A check pattern as a regex: '#' a compared number (a group), '*' a number, '...' any text,
-    whitespace any whitespace.
+    """A check pattern as a regex: '#' a compared number (group g1, g2, ... in order; '#3' is
+    group g3 wherever it stands), '*' a number, '...' any text, whitespace any whitespace.
 
     >>> bool(re.search(pattern_regex("measures # pairs"), "it measures 2,003\\npairs"))
     True
+    >>> re.search(pattern_regex("gap # pts ... error # pts"), "gap +1.2 pts\\nerror 3.0 pts").groups()
+    ('+1.2', '3.0')
+    >>> re.search(pattern_regex("#2 of #1"), "5 of 60").group("g1")
+    '60'
     """
-    parts = []
-    for token in re.split(r"(\\[#*]|\.\.\.|#|\*|\s+)", pattern.strip()):
-        if token == "":
-            continue
-        if token in ("\\#", "\\*"):
+    parts, holes = [], 0
+    tokens = [t for t in re.split(r"(\\[#*]|\.\.\.|#\d*|\*|\s+)", pattern.strip()) if t]
+    for k, token in enumerate(tokens):
+        neighbours = tokens[max(k - 1, 0):k] + tokens[k + 1:k + 2]
+        if token.isspace() and "..." in neighbours:
+            parts.append(r"\s*")  # '...' may stand for nothing, the spaces around it too
+        elif token in ("\\#", "\\*"):
             parts.append(re.escape(token[1]))
         elif token == "...":
             parts.append(r"[\s\S]*?")
-        elif token == "#":
-            parts.append(r"(" + NUMBER.pattern + r")")
+        elif token.startswith("#"):
+            holes += 1
+            parts.append(f"(?P<g{token[1:] or holes}>" + NUMBER.pattern + r")")
         elif token == "*":
             parts.append(r"(?:" + NUMBER.pattern + r")")
         elif token.isspace():
@@ -174,6 +180,9 @@ class MarkerError(Exception):
     pass
 
 
+NAME = "README.md"  # the file findings name
+
+
 def parse_readme(lines):
     """The figure markers of README lines (without newlines)."""
     markers, pending, i = [], [], 0
@@ -190,7 +199,7 @@ def parse_readme(lines):
             elif attr.startswith("~"):
                 marker.cost = attr
             elif attr:
-                raise MarkerError(f"README.md:{i + 1}: unknown marker attribute '{attr}' "
+                raise MarkerError(f"{NAME}:{i + 1}: unknown marker attribute '{attr}' "
                                   "(expected 'slow' or a cost such as '~2 min')")
         rest = m.group(2)
         if rest.rstrip().endswith("-->"):
@@ -202,20 +211,28 @@ def parse_readme(lines):
             while i < len(lines) and "-->" not in lines[i]:
                 if lines[i].strip():
                     if " <- " not in lines[i]:
-                        raise MarkerError(f"README.md:{i + 1}: expected a check "
+                        raise MarkerError(f"{NAME}:{i + 1}: expected a check "
                                           "'README PATTERN <- OUTPUT PATTERN'")
                     readme, output = lines[i].split(" <- ", 1)
                     counts = [len(re.findall(r"(?<!\\)#", side)) for side in (readme, output)]
                     if counts[0] != counts[1]:
-                        raise MarkerError(f"README.md:{i + 1}: the two sides of the check have "
+                        raise MarkerError(f"{NAME}:{i + 1}: the two sides of the check have "
                                           f"{counts[0]} and {counts[1]} '#'")
+                    try:
+                        groups = [set(re.compile(pattern_regex(side)).groupindex)
+                                  for side in (readme, output)]
+                    except re.error as e:
+                        raise MarkerError(f"{NAME}:{i + 1}: bad check pattern: {e}")
+                    if groups[0] != groups[1]:
+                        raise MarkerError(f"{NAME}:{i + 1}: the output pattern's '#N' must "
+                                          f"number the README pattern's {counts[0]} '#' once each")
                     marker.checks.append(Check(i + 1, readme.strip(), output.strip()))
                 i += 1
             if i == len(lines):
-                raise MarkerError(f"README.md:{marker.line}: marker without its closing '-->'")
+                raise MarkerError(f"{NAME}:{marker.line}: marker without its closing '-->'")
             i += 1
         if not marker.command:
-            raise MarkerError(f"README.md:{marker.line}: marker without a command")
+            raise MarkerError(f"{NAME}:{marker.line}: marker without a command")
         while i < len(lines) and not lines[i].strip():
             i += 1
         if i < len(lines) and HEAD.match(lines[i].strip()):
@@ -234,14 +251,14 @@ def parse_readme(lines):
         for m in pending + [marker]:
             m.target, m.fenced = marker.target, marker.fenced
             if not m.target:
-                raise MarkerError(f"README.md:{m.line}: nothing follows the marker")
+                raise MarkerError(f"{NAME}:{m.line}: nothing follows the marker")
             if not m.checks and not m.fenced:
-                raise MarkerError(f"README.md:{m.line}: a marker before prose or a table needs "
+                raise MarkerError(f"{NAME}:{m.line}: a marker before prose or a table needs "
                                   "checks ('README PATTERN <- OUTPUT PATTERN' lines)")
             markers.append(m)
         pending = []
     if pending:
-        raise MarkerError(f"README.md:{pending[0].line}: nothing follows the marker")
+        raise MarkerError(f"{NAME}:{pending[0].line}: nothing follows the marker")
     return markers
 
 
@@ -327,9 +344,10 @@ def compare_checks(marker, output):
         out_pos = o.end()
         for k in range(1, (q.re.groups or 0) + 1):
             figures += 1
-            if not same_figure(q.group(k), o.group(k)):
-                findings.append(Finding(line_of(q.start(k)),
-                                        f"{q.group(k)} -> {o.group(k)}  in "
+            quoted, printed = q.group(f"g{k}"), o.group(f"g{k}")
+            if not same_figure(quoted, printed):
+                findings.append(Finding(line_of(q.start(f"g{k}")),
+                                        f"{quoted} -> {printed}  in "
                                         f"{' '.join(q.group().split())!r}"))
     return findings, figures
 
@@ -343,6 +361,8 @@ def main(argv):
     parser.add_argument("--list", action="store_true",
                         help="list the marked commands with their estimated cost; run nothing")
     args = parser.parse_args(argv)
+    global NAME
+    NAME = os.path.basename(args.readme)
     try:
         with open(args.readme, encoding="utf-8") as f:
             markers = parse_readme(f.read().splitlines())
@@ -359,7 +379,7 @@ def main(argv):
             lines = [m.line for m in markers if m.command == command]
             slow = any(m.slow for m in markers if m.command == command)
             cost = next((m.cost for m in markers if m.command == command and m.cost != "?"), "?")
-            print(f"README.md:{','.join(map(str, lines))}  [{'slow, ' if slow else ''}{cost}]  "
+            print(f"{NAME}:{','.join(map(str, lines))}  [{'slow, ' if slow else ''}{cost}]  "
                   f"{command}")
         return 0
     failed = 0
@@ -375,9 +395,9 @@ def main(argv):
             compare = compare_checks if marker.checks else compare_block
             findings, figures = compare(marker, output)
             verdict = f"{len(findings)} differ" if findings else "all match"
-            print(f"  README.md:{marker.line}: {figures} figures, {verdict} ({seconds:.1f} s)")
+            print(f"  {NAME}:{marker.line}: {figures} figures, {verdict} ({seconds:.1f} s)")
             for finding in findings:
-                print(f"    README.md:{finding.line}: {finding.text}")
+                print(f"    {NAME}:{finding.line}: {finding.text}")
             failed += bool(findings)
     print(f"readme_figures: {len(commands)} commands, "
           f"{'every figure matches' if not failed else f'{failed} markers or commands failed'}")

@@ -1,0 +1,77 @@
+// scripts/readme_figures.py, the check a person runs before landing: its markers in README.md
+// parse, and on a small README of its own it finds a stale figure and its line. Nothing here
+// runs a README command (some take many minutes); the fixture's commands are printf.
+#include "support/shell.hpp"
+#include "support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+#include <string>
+
+namespace {
+
+const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/readme_figures.py";
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A fenced block of quoted output and a paragraph whose figures a marker names.
+std::string fixture(const std::string& pairs) {
+  return "# fixture\n"
+         "\n"
+         "<!-- figures (~1 s): printf 'method  test of oracle\\nexpert  78.4%%\\n"
+         "evolved  96.5%%\\n' -->\n"
+         "```\n"
+         "method  test of oracle\n"
+         "evolved  96.5%\n"
+         "```\n"
+         "\n"
+         "<!-- figures (slow, ~2 min): printf 'cache: 2003 appended\\n'\n"
+         "  measures # pairs <- cache: # appended\n"
+         "-->\n"
+         "That run\n"
+         "measures " +
+         pairs + " pairs.\n";
+}
+
+} // namespace
+
+TEST_CASE("readme figures: every marker of README.md parses and has a cost") {
+  const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
+  INFO(listed.out);
+  REQUIRE(listed.status == 0);
+  CHECK(has(listed.out, "./build/tilevolve baselines --gpu h100 --split none"));
+  CHECK(has(listed.out, "[slow, ~"));  // the long studies are marked slow
+  CHECK_FALSE(has(listed.out, "[?]")); // and every marker says what it costs
+}
+
+TEST_CASE("readme figures: a stale figure is reported with its line, a true one is not") {
+  tv::test::ScratchDir dir("tv_readme_figures");
+  const std::string stale = dir.write("README.md", fixture("2,114"));
+  const auto found = tv::test::run_shell(kScript + " --readme " + stale + " 2>&1");
+  INFO(found.out);
+  CHECK(found.status == 1);
+  CHECK(has(found.out, "README.md:13: 2,114 -> 2003"));
+  CHECK(has(found.out, "README.md:3: 1 figures, all match"));
+
+  const std::string fixed = dir.write("README.md", fixture("2,003"));
+  const auto clean = tv::test::run_shell(kScript + " --readme " + fixed + " 2>&1");
+  INFO(clean.out);
+  CHECK(clean.status == 0);
+  CHECK(has(clean.out, "every figure matches"));
+
+  // --skip-slow leaves the paragraph's marker out, --only picks markers by their command
+  const auto quick = tv::test::run_shell(kScript + " --readme " + stale + " --skip-slow 2>&1");
+  CHECK(quick.status == 0);
+  CHECK_FALSE(has(quick.out, "appended"));
+  const auto only = tv::test::run_shell(kScript + " --readme " + stale + " --only cache 2>&1");
+  CHECK(only.status == 1);
+  CHECK_FALSE(has(only.out, "evolved"));
+}
+
+TEST_CASE("readme figures: the number reading of the script (its doctests)") {
+  const auto tested = tv::test::run_shell("python3 -B -m doctest " TILEVOLVE_SOURCE_DIR
+                                          "/scripts/readme_figures.py 2>&1");
+  INFO(tested.out);
+  CHECK(tested.status == 0);
+}
