@@ -47,12 +47,12 @@ TEST_CASE("readme figures: every marker of README.md parses and has a cost") {
 
 TEST_CASE("readme figures: a stale figure is reported with its line, a true one is not") {
   tv::test::ScratchDir dir("tv_readme_figures");
-  const std::string stale = dir.write("README.md", fixture("2,114"));
+  const std::string stale = dir.write("stale.md", fixture("2,114"));
   const auto found = tv::test::run_shell(kScript + " --readme " + stale + " 2>&1");
   INFO(found.out);
   CHECK(found.status == 1);
-  CHECK(has(found.out, "README.md:13: 2,114 -> 2003"));
-  CHECK(has(found.out, "README.md:3: 1 figures, all match"));
+  CHECK(has(found.out, "stale.md:13: 2,114 -> 2003"));
+  CHECK(has(found.out, "stale.md:3: 1 figures, all match"));
 
   const std::string fixed = dir.write("README.md", fixture("2,003"));
   const auto clean = tv::test::run_shell(kScript + " --readme " + fixed + " 2>&1");
