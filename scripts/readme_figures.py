@@ -30,14 +30,14 @@ with a body checks the figures its body names, one check a line:
   README PATTERN <- OUTPUT PATTERN
 
 `#` is a number that is compared (`#3` in an output pattern: the one compared with the README
-pattern's third `#`, for columns in another order), `*` a number that is not, `...` any text, `\#` and `\*` the
-characters, and whitespace matches any whitespace (also a line break in the README). Checks are matched in order: each
-README pattern from where the previous one ended in the text after the marker, each output
-pattern from where the previous one ended in the command's output. The two sides of a check
-must have as many `#`. A README figure with fewer decimals than the output's matches the
-output within half a unit of its last digit (and the other way round); thousands separators do
-not matter.
-Markers one after the other check the same text.
+pattern's third `#`, for columns in another order), `*` a number that is not, `...` any text,
+`\#` and `\*` the characters themselves, and whitespace any whitespace (a line break of the
+README too). Checks are matched in order: each README pattern from where the previous one ended
+in the text after the marker, each output pattern from where the previous one ended in the
+command's output. The two sides of a check have as many `#`. Where one figure has more decimals
+than the other, they match within half a unit of the less precise one's last digit (a README may
+quote --json's 96.95 where the table prints 96.9); thousands separators do not matter. Markers
+one after the other check the same text.
 """
 
 import argparse
