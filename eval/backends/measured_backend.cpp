@@ -189,6 +189,7 @@ nlohmann::json MeasuredBackend::report_json() const {
                        {"measured", d.done},
                        {"busy_s", d.busy_s},
                        {"faults", d.faults},
+                       {"fault_kinds", d.fault_kinds},
                        {"restarts", d.restarts},
                        {"failed_starts", d.failed_starts},
                        {"poison", d.poison},
@@ -204,7 +205,8 @@ nlohmann::json MeasuredBackend::report_json() const {
           {"measured", counters_.measured},
           {"errors", counters_.errors},
           {"poison", poison_},
-          {"pool", pool_->counters().to_json()}};
+          {"pool", pool_->counters().to_json()},
+          {"events_dropped", pool_->events_dropped()}};
 }
 
 std::string MeasuredBackend::report_text() const {
