@@ -318,6 +318,10 @@ TEST_CASE("measured_faults: --poison-strikes and --worker-max-faults reach the p
   const auto devices = events_of(out, "devices");
   REQUIRE(devices.size() == 1);
   CHECK(devices[0]["events_dropped"] == 0);
+  // The summary's lines say it per device, faults by kind.
+  CHECK(tv::test::contains(tv::test::read_text(out + "/summary.txt"),
+                           "0 measured, 3 faults (crash 3), 2 restarts, retired: faulted 3 times "
+                           "in a row without a result"));
   // The run records its limits, for --resume.
   const auto settings = nlohmann::json::parse(tv::test::read_text(out + "/measured.json"));
   CHECK(settings["poison_strikes"] == 2);

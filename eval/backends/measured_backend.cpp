@@ -212,12 +212,14 @@ nlohmann::json MeasuredBackend::report_json() const {
 std::string MeasuredBackend::report_text() const {
   std::string out;
   for (const auto& d : pool_->devices()) {
-    std::string faults;
+    std::string faults, kinds;
+    for (const auto& [kind, n] : d.fault_kinds)
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, thousands(n));
     if (d.faults)
-      faults =
-          fmt::format(", {} fault{}, {} restart{}{}", thousands(d.faults), d.faults == 1 ? "" : "s",
-                      thousands(d.restarts), d.restarts == 1 ? "" : "s",
-                      d.poison ? fmt::format(", {} poison", thousands(d.poison)) : "");
+      faults = fmt::format(", {} fault{} ({}), {} restart{}{}", thousands(d.faults),
+                           d.faults == 1 ? "" : "s", kinds, thousands(d.restarts),
+                           d.restarts == 1 ? "" : "s",
+                           d.poison ? fmt::format(", {} poison", thousands(d.poison)) : "");
     out += fmt::format("  device {}: {} ({}, {}): {} measured{}{}\n", d.id,
                        d.hello.device.empty() ? "?" : d.hello.device, d.hello.backend,
                        d.hello.worker, thousands(d.done), faults,
