@@ -380,3 +380,31 @@ TEST_CASE("measured_faults: bad fault limits are refused with the flag and what 
       tv::test::squeezed(help.out),
       "faults a pair must cause alone on its worker before it is a poison pair"));
 }
+
+TEST_CASE("measured_faults: a run whose last device retires mid-run writes that retirement to "
+          "its events before it stops") {
+  ScratchDir dir("tv_measured_faults");
+  // The first worker measures 150 pairs and crashes; every later one crashes at once.
+  const std::string starts = dir.at("starts");
+  const std::string worker = shell_word(TILEVOLVE_FAKE_WORKER) + " --device \"$1\"";
+  const std::string script =
+      dir.write("worker.sh", fmt::format("#!/bin/sh\nif [ -e {0} ]; then exec {1} --crash-after 0\n"
+                                         "else touch {0}; exec {1} --crash-after 150; fi\n",
+                                         shell_word(starts), worker));
+  const std::string out = dir.at("run");
+  const auto r = tv::test::run_shell(
+      std::string(TILEVOLVE_BINARY) +
+      " evolve --gpu h100 --budget 30 --seed 5 --quiet --json --backend measured --cache " +
+      shell_word(dir.at("m.csv")) + " --devices 0 --worker-timeout 1 --worker-max-faults 3 " +
+      "--worker-backoff 0.01 --out " + shell_word(out) + " --worker-cmd " +
+      shell_word("sh " + shell_word(script) + " {device}") + " 2>&1");
+  INFO(r.out);
+  CHECK(r.status == 4);
+  CHECK(tv::test::contains(r.out, "no worker is left to measure with"));
+  const auto retired = events_of(out, "device_retired");
+  REQUIRE(retired.size() == 1);
+  CHECK(tv::test::contains(retired[0]["reason"].get<std::string>(),
+                           "faulted 3 times in a row without a result"));
+  CHECK(events_of(out, "worker_fault").size() >= 3);
+  CHECK(events_of(out, "program").size() >= 1); // it stopped during the evolution
+}
