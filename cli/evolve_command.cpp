@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <omp.h>
 #include <optional>
@@ -108,6 +109,11 @@ void save_measured_settings(const EvolveOptions& o) {
                          {"worker_cmd", w.command},
                          {"devices", w.devices},
                          {"worker_timeout", w.timeout_s},
+                         {"worker_backoff", w.backoff_s},
+                         {"worker_max_backoff", w.max_backoff_s},
+                         {"worker_max_failed_starts", w.max_failed_starts},
+                         {"worker_max_faults", w.max_faults_in_row},
+                         {"poison_strikes", w.poison_strikes},
                          {"reps", w.reps},
                          {"warmup", w.warmup},
                          {"noise_reps", o.noise_reps}};
@@ -116,19 +122,35 @@ void save_measured_settings(const EvolveOptions& o) {
   atomic_write(o.out + "/" + kMeasuredSettings, j.dump(2) + "\n");
 }
 
-/// Reads measured.json into `o`; worker options given on the command line (`given`) win.
-void load_measured_settings(const std::string& dir, EvolveOptions& o, const PoolOptions& given,
-                            bool cmd_given, bool devices_given, bool timeout_given) {
+/// The worker flags a resumed run may change: where and how it measures, not what.
+const char* const kResumableWorkerFlags[] = {"--worker-cmd",         "--devices",
+                                             "--worker-timeout",     "--worker-backoff",
+                                             "--worker-max-backoff", "--worker-max-failed-starts",
+                                             "--worker-max-faults",  "--poison-strikes"};
+
+/// Reads measured.json into `o`; worker options given on the command line (`flag_given(flag)`)
+/// win.
+void load_measured_settings(const std::string& dir, EvolveOptions& o,
+                            const std::function<bool(const char*)>& flag_given) {
   const std::string path = dir + "/" + kMeasuredSettings;
   const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("cache") || !j["cache"].is_string())
     throw InputError(fmt::format("{}: not a measured run's settings (need \"cache\")", path));
   try {
     o.spec.cache = j["cache"].get<std::string>();
-    o.spec.workers.command = cmd_given ? given.command : j.value("worker_cmd", std::string());
-    o.spec.workers.devices =
-        devices_given ? given.devices : j.value("devices", std::vector<std::string>{});
-    o.spec.workers.timeout_s = timeout_given ? given.timeout_s : j.value("worker_timeout", 120.0);
+    PoolOptions& w = o.spec.workers;
+    // A flag given now wins; else the run's own setting; else (older runs) the default.
+    const auto pick = [&](auto& field, const char* flag, const char* key) {
+      if (!flag_given(flag)) field = j.value(key, field);
+    };
+    pick(w.command, "--worker-cmd", "worker_cmd");
+    pick(w.devices, "--devices", "devices");
+    pick(w.timeout_s, "--worker-timeout", "worker_timeout");
+    pick(w.backoff_s, "--worker-backoff", "worker_backoff");
+    pick(w.max_backoff_s, "--worker-max-backoff", "worker_max_backoff");
+    pick(w.max_failed_starts, "--worker-max-failed-starts", "worker_max_failed_starts");
+    pick(w.max_faults_in_row, "--worker-max-faults", "worker_max_faults");
+    pick(w.poison_strikes, "--poison-strikes", "poison_strikes");
     o.spec.workers.reps = j.value("reps", 20);
     o.spec.workers.warmup = j.value("warmup", 5);
     o.noise_reps = j.value("noise_reps", -1);
@@ -323,13 +345,16 @@ void run_evolve(EvolveOptions o) {
     if (!o.out.empty()) {
       // What each device went through, after the end event (the run's events are written).
       const auto& mj = summary["measurement"];
-      std::ofstream(o.out + "/events.ndjson", std::ios::app)
-          << nlohmann::json{{"event", "devices"},
-                            {"devices", mj["devices"]},
-                            {"pool", mj["pool"]},
-                            {"poison", mj["poison"]}}
-                 .dump()
-          << "\n";
+      std::ofstream events(o.out + "/events.ndjson", std::ios::app);
+      for (const auto& e : problem->backend->take_events()) // the faults after the end event
+        events << e.dump() << "\n";
+      events << nlohmann::json{{"event", "devices"},
+                               {"devices", mj["devices"]},
+                               {"pool", mj["pool"]},
+                               {"poison", mj["poison"]},
+                               {"events_dropped", mj["events_dropped"]}}
+                    .dump()
+             << "\n";
     }
   }
   const std::string text = summary_text(*problem, r, baselines) + extra;
@@ -496,8 +521,10 @@ void add_evolve_command(CLI::App& app) {
     }
     for (const CLI::Option* opt : cmd->get_options()) {
       const std::string n = opt->get_name();
-      // Where a measured run measures (not what) may change on resume.
-      const bool where = n == "--worker-cmd" || n == "--devices" || n == "--worker-timeout";
+      // Where and how a measured run measures (not what) may change on resume.
+      bool where = false;
+      for (const char* f : kResumableWorkerFlags)
+        where = where || n == f;
       if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--help" ||
           n == "--threads" || is_runtime_llm_flag(n) || (where && !o->resume.empty()))
         continue;
@@ -516,8 +543,7 @@ void add_evolve_command(CLI::App& app) {
     }
     if (!o->resume.empty() && std::filesystem::exists(o->resume + "/" + kMeasuredSettings)) {
       const auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
-      load_measured_settings(o->resume, *o, o->spec.workers, given("--worker-cmd"),
-                             given("--devices"), given("--worker-timeout"));
+      load_measured_settings(o->resume, *o, given);
     }
     run_evolve(*o);
   });

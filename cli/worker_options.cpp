@@ -1,6 +1,9 @@
 #include "cli/worker_options.hpp"
 
+#include "cli/number_checks.hpp"
 #include "ir/error.hpp"
+
+#include <fmt/format.h>
 
 namespace tv {
 
@@ -19,10 +22,34 @@ void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
                  "seconds a worker may stay silent while it has requests (or before answering "
                  "hello) before it counts as hung, is killed and restarted")
       ->capture_default_str();
+  cmd.add_option("--worker-backoff", pool.backoff_s,
+                 "seconds before a worker is started again after its second fault in a row (the "
+                 "first restarts it at once); doubled with each further fault in a row, up to "
+                 "--worker-max-backoff")
+      ->check(number_in(0, 3600))
+      ->capture_default_str();
+  cmd.add_option("--worker-max-backoff", pool.max_backoff_s,
+                 "the longest wait before a restart, in seconds")
+      ->check(number_in(0, 86400))
+      ->capture_default_str();
+  cmd.add_option("--worker-max-failed-starts", pool.max_failed_starts,
+                 "starts in a row that end without a good hello before a device is retired")
+      ->check(integer_in(1, 1000000))
+      ->capture_default_str();
   if (timing) {
     cmd.add_option("--reps", pool.reps, "timed repetitions per measurement (the median counts)")
         ->capture_default_str();
     cmd.add_option("--warmup", pool.warmup, "untimed runs before each measurement")
+        ->capture_default_str();
+    cmd.add_option("--worker-max-faults", pool.max_faults_in_row,
+                   "faults in a row without a result before a device is retired")
+        ->check(integer_in(1, 1000000))
+        ->capture_default_str();
+    cmd.add_option("--poison-strikes", pool.poison_strikes,
+                   "faults a pair must cause alone on its worker before it is a poison pair "
+                   "(status crash, recorded, never sent again); while more than one device is "
+                   "alive they must fall on two different devices")
+        ->check(integer_in(1, 1000))
         ->capture_default_str();
   }
 }
@@ -40,6 +67,10 @@ void check_worker_options(const PoolOptions& pool) {
   if (!(pool.timeout_s > 0)) throw InputError("--worker-timeout must be positive");
   if (pool.reps < 1) throw InputError("--reps must be at least 1");
   if (pool.warmup < 0) throw InputError("--warmup must not be negative");
+  if (!(pool.max_backoff_s >= pool.backoff_s))
+    throw InputError(fmt::format("--worker-max-backoff ({} s) must not be below --worker-backoff "
+                                 "({} s)",
+                                 pool.max_backoff_s, pool.backoff_s));
   for (const auto& d : pool.devices)
     if (d.empty()) throw InputError("--devices has an empty device id");
 }

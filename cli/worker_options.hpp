@@ -7,8 +7,9 @@
 
 namespace tv {
 
-/// Adds --worker-cmd, --devices and --worker-timeout to `cmd`; with `timing`, also --reps and
-/// --warmup.
+/// Adds --worker-cmd, --devices, --worker-timeout and the restart limits (--worker-backoff,
+/// --worker-max-backoff, --worker-max-failed-starts) to `cmd`; with `timing`, also --reps,
+/// --warmup and the fault limits of measuring (--worker-max-faults, --poison-strikes).
 void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing = true);
 /// Adds --cache (the measurement file) to `cmd`, defaulting to kDefaultCache.
 void add_cache_option(CLI::App& cmd, std::string& cache);

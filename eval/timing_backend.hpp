@@ -6,6 +6,7 @@
 #include "ir/shape.hpp"
 #include "models/time_table.hpp"
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ public:
   /// what was measured so far (load_problem then measures the expert on every shape first,
   /// and baselines say "over N measured configs").
   virtual bool complete_table() const { return true; }
+  /// What happened while measuring since the last call, one JSON object each (a measuring
+  /// backend's worker faults, retries, poison pairs, retired devices), for the run's events
+  /// stream; none by default.
+  virtual std::vector<nlohmann::json> take_events() { return {}; }
 };
 
 } // namespace tv

@@ -198,6 +198,7 @@ void Evolution::seed_run() {
     s.best_configs.push_back(expert.choose(sh));
   s.lineage.add({c.id, "seed", "full", c.score}, 0, {});
   s.improvements.push_back({0, c.id, c.score, "seed"});
+  write_backend_events();
   if (s.events)
     s.events->write({{"event", "program"},
                      {"n", 0},
@@ -363,6 +364,7 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
   s.history.record(parent.id, {op, std::string(stage_name(stage)),
                                describe_attempt(stage, reason, score, parent.score)});
   s.lineage.add({id, op, std::string(stage_name(stage)), score}, parent.id, insp);
+  write_backend_events();
   if (s.events) {
     nlohmann::json e{{"event", "program"},
                      {"n", s.done},
@@ -521,7 +523,7 @@ EvolutionResult Evolution::run() {
     s_->viewer = std::make_unique<ViewerData>(*problem_);
     write_checkpoint(); // so that a run killed at any moment can be resumed
   }
-  return loop();
+  return guarded_loop();
 }
 
 // Checkpoints (write_checkpoint, load_checkpoint, resume): evolution_checkpoint.cpp.

@@ -176,6 +176,10 @@ private:
   void step_batch(long long count);
   void write_checkpoint();
   void load_checkpoint();
+  void write_backend_events();
+  /// loop(), writing the backend's events (the last device's retirement) before a
+  /// GaveOutError leaves it.
+  EvolutionResult guarded_loop();
   EvolutionResult finish();
 
   const Problem* problem_;

@@ -58,6 +58,7 @@ void Evolution::write_checkpoint() {
   if (s.selection) st["selection"] = s.selection->to_json(false);
   if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
   st["cache"] = s.eval.cache_to_json();
+  if (s.seeded) write_backend_events(); // before it, they follow the start event
   st["events_offset"] = s.events ? s.events->sync() : 0;
   st["seconds"] = s.seconds();
   atomic_write(dir_ + "/checkpoint.json",
@@ -174,12 +175,31 @@ void Evolution::load_checkpoint() {
   s.resumed = true;
 }
 
+/// The backend's events (worker faults, retries, poison pairs, retired devices) go into the
+/// stream where the run is, before its next program event or checkpoint.
+void Evolution::write_backend_events() {
+  std::vector<nlohmann::json> events = problem_->backend->take_events();
+  if (!s_ || !s_->events) return;
+  for (const auto& e : events)
+    s_->events->write(e);
+}
+
+EvolutionResult Evolution::guarded_loop() {
+  try {
+    return loop();
+  } catch (const GaveOutError&) {
+    write_backend_events();
+    if (s_->events) s_->events->sync();
+    throw;
+  }
+}
+
 EvolutionResult Evolution::resume() {
   if (dir_.empty()) throw InputError("resume needs a run directory");
   s_ = std::make_unique<State>(*problem_, options_);
   s_->lock = std::make_unique<RunLock>(dir_);
   load_checkpoint();
-  return loop();
+  return guarded_loop();
 }
 
 } // namespace tv

@@ -49,7 +49,9 @@ const json kEndpoints = json::array({
     {{"path", "/api/runs"}, {"what", "every run under the runs directory, with its summary"}},
     {{"path", "/api/runs/NAME"},
      {"what", "one run's state: config, status, counters, operators, improvements, best "
-              "program (simplified, diff from the expert), lineage"}},
+              "program (simplified, diff from the expert), lineage, devices (a measured "
+              "run's devices: alive or retired, restarts, faults by kind, error; its poison "
+              "pairs)"}},
     {{"path", "/api/runs/NAME/per_shape"},
      {"what", "per-shape speedups over the expert of the best program and the baselines"}},
     {{"path", "/api/runs/NAME/events?offset=B&max_bytes=M"},

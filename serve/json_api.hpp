@@ -6,7 +6,8 @@
 ///   /api/runs/NAME                    the run's state: config, status, counters, operators,
 ///                                     improvements (best train/test vs programs), best program
 ///                                     (text, simplified, diff from the expert), lineage,
-///                                     per_shape_version
+///                                     per_shape_version, devices (a measured run's devices
+///                                     and poison pairs, device_view.hpp; null otherwise)
 ///   /api/runs/NAME/per_shape          {"version", "per_shape": per-shape speedups or null}
 ///   /api/runs/NAME/events?offset=B&max_bytes=M
 ///                                     {"offset", "next", "size", "events": [...],

@@ -114,6 +114,7 @@ void RunView::reset_events() {
   bests_.clear();
   ended_ = false;
   end_ = json::object();
+  devices_.reset();
 }
 
 std::uint16_t RunView::intern_op(const std::string& op) {
@@ -214,8 +215,9 @@ void RunView::apply(const json& e) {
   } else if (*kind == "end") {
     ended_ = true;
     end_ = scalars(e, {"programs", "stop", "best_id", "best_train", "kernel_runs"});
+  } else {
+    devices_.apply(*kind, e); // a measured run's devices; other kinds (newer versions) skipped
   }
-  // Other kinds (from newer versions) are skipped.
 }
 
 void RunView::read_config() {
@@ -373,6 +375,7 @@ json RunView::state() const {
   j["expert"] = expert_;
   j["lineage"] = lineage();
   j["per_shape_version"] = per_shape_version_;
+  j["devices"] = devices_.to_json();
   return j;
 }
 

@@ -3,6 +3,7 @@
 /// config.json, events.ndjson followed as it grows, per_shape.json and best.py. Every file is
 /// untrusted input: bad lines and fields are counted and skipped, never fatal. Not
 /// thread-safe: the run index serialises access.
+#include "serve/device_view.hpp"
 #include "serve/event_follower.hpp"
 #include "serve/watched_file.hpp"
 
@@ -102,6 +103,7 @@ private:
   std::vector<BestPoint> bests_;
   bool ended_ = false;
   nlohmann::json end_ = nlohmann::json::object();
+  DeviceView devices_; ///< a measured run's devices and poison pairs
 
   // The best program's view (program_view.hpp), recomputed when its text changes.
   std::string viewed_text_;

@@ -4,6 +4,7 @@
 // outside CI with TILEVOLVE_SKIP_BROWSER=1, when it is skipped with a message.
 // TILEVOLVE_SCREENSHOTS=DIR saves dashboard-index.png and dashboard-run.png there (docs/).
 #include "models/data_dir.hpp"
+#include "support/fake_worker.hpp"
 #include "support/http.hpp"
 #include "support/process.hpp"
 #include "support/shell.hpp"
@@ -219,6 +220,66 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
   CHECK(b.eval("return document.getElementById('exhaustive').textContent;")
             .get<std::string>()
             .find("cap: 100,000") != std::string::npos);
+}
+
+TEST_CASE("dashboard in a browser: a measured run's page shows its devices and poison pairs") {
+  const auto tools = browser_tools();
+  if (!tools) return;
+  const fs::path work = work_dir("devices");
+  const fs::path runs = work / "runs";
+  // Three fake devices: the third never starts (retired), the others fault at random, and one
+  // config crashes its worker every time (poison pairs).
+  const std::string worker = tv::test::fake_worker_cmd(
+      "--exit-at-hello --fault-device 2 --poison-config '64x128x64 w4 s4 g8' --fault-rate 0.03 "
+      "--fault-seed 2");
+  evolve(fmt::format("--gpu h100 --budget 30 --seed 5 --backend measured --cache {} --devices "
+                     "0,1,2 --worker-timeout 1 --worker-backoff 0.01 --worker-cmd \"{}\" --out {}",
+                     (work / "m.csv").string(), worker, (runs / "measured").string()));
+  evolve(fmt::format("--gpu h100 --budget 50 --out {}", (runs / "analytic").string()));
+  const json summary =
+      json::parse(tv::test::read_text((runs / "measured" / "summary.json").string()));
+  const json& m = summary["measurement"];
+  Server server(runs, work / "serve.log");
+  tv::test::Browser b(tools->chromium, tools->chromedriver, work);
+  b.go(server.url + "/run/measured");
+  REQUIRE(b.wait_until("return window.tvDashboard.updates > 0"));
+  CHECK(b.eval("return document.getElementById('devices-section').hidden;") == false);
+  const json rows = b.eval("return [...document.querySelectorAll('#devices tbody tr')].map("
+                           "r => [...r.cells].map(c => c.textContent));");
+  INFO(rows.dump());
+  REQUIRE(rows.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& d = m["devices"][i];
+    CHECK(rows[i][0] == d["id"]);
+    CHECK(rows[i][1] == (i == 2 ? "retired" : "alive"));
+    CHECK(number_in(rows[i][2]) == d["measured"].get<long long>());
+    CHECK(number_in(rows[i][3]) == d["restarts"].get<long long>());
+    CHECK(number_in(rows[i][4]) == d["faults"].get<long long>());
+    CHECK(number_in(rows[i][6]) == d["poison"].get<long long>());
+  }
+  CHECK(rows[2][5] == "crash 3");
+  CHECK(rows[2][7].get<std::string>().find("failed to start 3 times in a row") !=
+        std::string::npos);
+  CHECK(b.eval("return document.getElementById('devices-note').textContent;")
+            .get<std::string>()
+            .find("2 of 3 alive") != std::string::npos);
+  // The poison pairs, with the worker's stderr.
+  const json poison = b.eval("return [...document.querySelectorAll('#poison tbody tr')].map("
+                             "r => [...r.cells].map(c => c.textContent));");
+  INFO(poison.dump());
+  REQUIRE(poison.size() == m["poison"].size());
+  REQUIRE(!poison.empty());
+  CHECK(poison[0][1] == "64x128x64 w4 s4 g8");
+  CHECK(poison[0][3] == "3");
+  CHECK(poison[0][5].get<std::string>().find("Segmentation fault while compiling") !=
+        std::string::npos);
+  CHECK(b.eval("return document.getElementById('poison-none').hidden;") == true);
+  b.eval("document.getElementById('devices-section').scrollIntoView(); return true;");
+  save_screenshot(b, "dashboard-devices.png");
+  // A run without workers has no devices panel.
+  b.go(server.url + "/run/analytic");
+  REQUIRE(b.wait_until("return window.tvDashboard.updates > 0"));
+  CHECK(b.eval("return document.getElementById('devices-section').hidden;") == true);
 }
 
 TEST_CASE("dashboard in a browser: the page of a run in progress advances until it ends") {

@@ -191,7 +191,7 @@ TEST_CASE("device_pool: a hello error retires the worker at once with the worker
 TEST_CASE("device_pool: a device whose worker crashes on every request retires, no pair is "
           "poison, none is lost to a result") {
   // Every incarnation crashes at its first measure request: the device never delivers a
-  // result, so it is broken (retired after kMaxFaultsInRow), not the pairs.
+  // result, so it is broken (retired after max_faults_in_row faults), not the pairs.
   PoolOptions o = options("--crash-after 0", {"0"});
   o.backoff_s = 0.001;
   DevicePool pool(o);
@@ -203,7 +203,7 @@ TEST_CASE("device_pool: a device whose worker crashes on every request retires, 
     CHECK(r.reply.detail.find("no worker left") != std::string::npos);
   }
   CHECK(pool.counters().errors == 4);
-  CHECK(pool.counters().crashes == kMaxFaultsInRow);
+  CHECK(pool.counters().crashes == PoolOptions{}.max_faults_in_row);
   CHECK(pool.counters().poison == 0);
   CHECK(!pool.any_alive());
   CHECK(pool.devices()[0].retired);

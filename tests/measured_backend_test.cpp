@@ -108,7 +108,7 @@ TEST_CASE("measured_backend: pairs left when every device retired are errors, no
   const std::string cache = dir.at("m.csv");
   {
     PoolOptions o = pool("--crash-after 0", {"0"});
-    o.backoff_s = 0.001; // it faults kMaxFaultsInRow times before it retires: back off briefly
+    o.backoff_s = 0.001; // it faults max_faults_in_row times before it retires: back off briefly
     MeasuredBackend b(tv::test::gpu("h100"), o, cache);
     try {
       b.time(requests());

@@ -5,12 +5,14 @@
 #include "support/fake_worker.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_match.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <map>
@@ -251,4 +253,158 @@ TEST_CASE("measured_faults: a poison config in the expert is reported, and the r
   CHECK(j["measurement"]["pool"]["poison"].get<long long>() >= 1);
   CHECK(j["train"]["valid"] == true);
   CHECK(tv::test::read_text(cache).find(",crash,") != std::string::npos);
+}
+
+namespace {
+
+/// The events of a run directory's events.ndjson of kind `kind`.
+std::vector<nlohmann::json> events_of(const std::string& dir, const std::string& kind) {
+  std::istringstream in(tv::test::read_text(dir + "/events.ndjson"));
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) {
+    const auto e = nlohmann::json::parse(line);
+    if (e.value("event", "") == kind) out.push_back(e);
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("measured_faults: --poison-strikes and --worker-max-faults reach the pool, and the "
+          "events say what happened to each device") {
+  ScratchDir dir("tv_measured_faults");
+  const std::string out = dir.at("run");
+  const std::string cache = dir.at("m.csv");
+  // Device 1 crashes on every request: it retires after 3 faults in a row. Device 0 crashes on
+  // one config, which is poison after 2 strikes (device 1 is retired: one device is left).
+  const std::string args = "--crash-after 0 --fault-device 1 --poison-config '64x128x64 w4 s4 g8'";
+  const auto r = json_of(tilevolve(measured(
+      cache, 2, args,
+      "--worker-max-faults 3 --poison-strikes 2 --worker-backoff 0.01 --out " + shell_word(out))));
+  const auto& m = r["measurement"];
+  INFO(m.dump());
+  CHECK(m["devices"][1]["retired"] == true);
+  CHECK(m["devices"][1]["faults"] == 3);
+  CHECK(m["devices"][1]["fault_kinds"] == nlohmann::json{{"crash", 3}});
+  CHECK(m["devices"][1]["error"].get<std::string>().find(
+            "faulted 3 times in a row without a result") != std::string::npos);
+  CHECK(m["devices"][0]["retired"] == false);
+  CHECK(m["pool"]["poison"].get<long long>() >= 1);
+  CHECK(tv::test::read_text(cache).find(
+            ",crash,,,poison pair: it faulted alone on its worker 2 times (device 0);") !=
+        std::string::npos);
+  // The events: each fault of device 1, its retirement, each poison pair with its stderr.
+  const auto retired = events_of(out, "device_retired");
+  REQUIRE(retired.size() == 1);
+  CHECK(retired[0]["device"] == "1");
+  CHECK(retired[0]["reason"] == m["devices"][1]["error"]);
+  std::vector<nlohmann::json> faults_1;
+  for (const auto& e : events_of(out, "worker_fault"))
+    if (e["device"] == "1") faults_1.push_back(e);
+  REQUIRE(faults_1.size() == 3);
+  CHECK(faults_1[0]["kind"] == "crash");
+  CHECK(faults_1[0]["action"] == "restart");
+  CHECK(faults_1[1]["action"] == "back-off");
+  CHECK(faults_1[1]["backoff_s"] == 0.01);
+  CHECK(faults_1[2]["action"] == "retire");
+  const auto poison = events_of(out, "poison_pair");
+  CHECK(poison.size() == m["pool"]["poison"].get<std::size_t>());
+  REQUIRE(!poison.empty());
+  CHECK(poison[0]["config"] == "64x128x64 w4 s4 g8");
+  CHECK(poison[0]["strikes"] == 2);
+  CHECK(poison[0]["stderr"].get<std::string>().find("Segmentation fault while compiling") !=
+        std::string::npos);
+  CHECK(events_of(out, "pair_retry").size() == m["pool"]["isolated"].get<std::size_t>());
+  const auto devices = events_of(out, "devices");
+  REQUIRE(devices.size() == 1);
+  CHECK(devices[0]["events_dropped"] == 0);
+  // The summary's lines say it per device, faults by kind.
+  CHECK(tv::test::contains(tv::test::read_text(out + "/summary.txt"),
+                           "0 measured, 3 faults (crash 3), 2 restarts, retired: faulted 3 times "
+                           "in a row without a result"));
+  // The run records its limits, for --resume.
+  const auto settings = nlohmann::json::parse(tv::test::read_text(out + "/measured.json"));
+  CHECK(settings["poison_strikes"] == 2);
+  CHECK(settings["worker_max_faults"] == 3);
+  CHECK(settings["worker_backoff"] == 0.01);
+}
+
+TEST_CASE("measured_faults: --worker-backoff and --worker-max-failed-starts reach the pool of "
+          "devices and measure") {
+  const std::string worker =
+      " --worker-cmd " + shell_word(fake_worker_cmd("--exit-at-hello --fault-device 1"));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto slow = tilevolve("devices --json --devices 0,1 --worker-backoff 0.5" + worker);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(slow.status == 1); // device 1 is not healthy
+  CHECK(took >= 0.5);      // its third start waited for the back-off
+  const auto j = nlohmann::json::parse(slow.out);
+  CHECK(j["devices"][1]["error"].get<std::string>().find("failed to start 3 times") !=
+        std::string::npos);
+  const auto two = nlohmann::json::parse(
+      tilevolve("devices --json --devices 0,1 --worker-max-failed-starts 2" + worker).out);
+  CHECK(two["devices"][1]["error"].get<std::string>().find("failed to start 2 times") !=
+        std::string::npos);
+  // measure gives out when its only device retires after --worker-max-faults faults.
+  ScratchDir dir("tv_measured_faults");
+  const std::string shapes = dir.write("s.csv", "name,M,N,K\na,1,4096,4096\n");
+  const auto gave_out = tv::test::run_shell(
+      std::string(TILEVOLVE_BINARY) + " measure --gpu h100 --shapes " + shell_word(shapes) +
+      " --configs sample:4 --devices 0 --cache " + shell_word(dir.at("m.csv")) +
+      " --worker-max-faults 3 --worker-backoff 0.01 --worker-cmd " +
+      shell_word(fake_worker_cmd("--crash-after 0")) + " 2>&1");
+  CHECK(gave_out.status == 4);
+  CHECK(gave_out.out.find("faulted 3 times in a row without a result") != std::string::npos);
+}
+
+TEST_CASE("measured_faults: bad fault limits are refused with the flag and what it expects") {
+  const auto refused = [](const std::string& args, const std::string& says) {
+    const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>&1");
+    INFO(args << " -> " << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(says) != std::string::npos);
+  };
+  refused("evolve --backend measured --poison-strikes 0", "--poison-strikes");
+  refused("evolve --backend measured --worker-max-faults -1", "--worker-max-faults");
+  refused("measure --shapes x.csv --worker-backoff abc", "--worker-backoff");
+  refused("devices --worker-max-failed-starts 0", "--worker-max-failed-starts");
+  refused("devices --worker-backoff 20", "--worker-max-backoff (10 s) must not be below "
+                                         "--worker-backoff (20 s)");
+  refused("devices --poison-strikes 2", "--poison-strikes"); // devices measures nothing
+  // --help tells what each does.
+  const auto help = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " evolve --help");
+  for (const char* flag : {"--worker-backoff", "--worker-max-backoff", "--worker-max-failed-starts",
+                           "--worker-max-faults", "--poison-strikes"})
+    CHECK_MESSAGE(help.out.find(flag) != std::string::npos, flag);
+  CHECK(tv::test::contains(
+      tv::test::squeezed(help.out),
+      "faults a pair must cause alone on its worker before it is a poison pair"));
+}
+
+TEST_CASE("measured_faults: a run whose last device retires mid-run writes that retirement to "
+          "its events before it stops") {
+  ScratchDir dir("tv_measured_faults");
+  // The first worker measures 150 pairs and crashes; every later one crashes at once.
+  const std::string starts = dir.at("starts");
+  const std::string worker = shell_word(TILEVOLVE_FAKE_WORKER) + " --device \"$1\"";
+  const std::string script =
+      dir.write("worker.sh", fmt::format("#!/bin/sh\nif [ -e {0} ]; then exec {1} --crash-after 0\n"
+                                         "else touch {0}; exec {1} --crash-after 150; fi\n",
+                                         shell_word(starts), worker));
+  const std::string out = dir.at("run");
+  const auto r = tv::test::run_shell(
+      std::string(TILEVOLVE_BINARY) +
+      " evolve --gpu h100 --budget 30 --seed 5 --quiet --json --backend measured --cache " +
+      shell_word(dir.at("m.csv")) + " --devices 0 --worker-timeout 1 --worker-max-faults 3 " +
+      "--worker-backoff 0.01 --out " + shell_word(out) + " --worker-cmd " +
+      shell_word("sh " + shell_word(script) + " {device}") + " 2>&1");
+  INFO(r.out);
+  CHECK(r.status == 4);
+  CHECK(tv::test::contains(r.out, "no worker is left to measure with"));
+  const auto retired = events_of(out, "device_retired");
+  REQUIRE(retired.size() == 1);
+  CHECK(tv::test::contains(retired[0]["reason"].get<std::string>(),
+                           "faulted 3 times in a row without a result"));
+  CHECK(events_of(out, "worker_fault").size() >= 3);
+  CHECK(events_of(out, "program").size() >= 1); // it stopped during the evolution
 }

@@ -189,6 +189,7 @@ nlohmann::json MeasuredBackend::report_json() const {
                        {"measured", d.done},
                        {"busy_s", d.busy_s},
                        {"faults", d.faults},
+                       {"fault_kinds", d.fault_kinds},
                        {"restarts", d.restarts},
                        {"failed_starts", d.failed_starts},
                        {"poison", d.poison},
@@ -204,18 +205,21 @@ nlohmann::json MeasuredBackend::report_json() const {
           {"measured", counters_.measured},
           {"errors", counters_.errors},
           {"poison", poison_},
-          {"pool", pool_->counters().to_json()}};
+          {"pool", pool_->counters().to_json()},
+          {"events_dropped", pool_->events_dropped()}};
 }
 
 std::string MeasuredBackend::report_text() const {
   std::string out;
   for (const auto& d : pool_->devices()) {
-    std::string faults;
+    std::string faults, kinds;
+    for (const auto& [kind, n] : d.fault_kinds)
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, thousands(n));
     if (d.faults)
-      faults =
-          fmt::format(", {} fault{}, {} restart{}{}", thousands(d.faults), d.faults == 1 ? "" : "s",
-                      thousands(d.restarts), d.restarts == 1 ? "" : "s",
-                      d.poison ? fmt::format(", {} poison", thousands(d.poison)) : "");
+      faults = fmt::format(", {} fault{} ({}), {} restart{}{}", thousands(d.faults),
+                           d.faults == 1 ? "" : "s", kinds, thousands(d.restarts),
+                           d.restarts == 1 ? "" : "s",
+                           d.poison ? fmt::format(", {} poison", thousands(d.poison)) : "");
     out += fmt::format("  device {}: {} ({}, {}): {} measured{}{}\n", d.id,
                        d.hello.device.empty() ? "?" : d.hello.device, d.hello.backend,
                        d.hello.worker, thousands(d.done), faults,

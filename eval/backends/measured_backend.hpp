@@ -62,6 +62,8 @@ public:
   std::string vendor_label() const override;
   bool noisy() const override { return true; }
   bool complete_table() const override { return false; }
+  /// The pool's events since the last call (pool_events.hpp).
+  std::vector<nlohmann::json> take_events() override { return pool_->take_events(); }
 
   /// What this backend did: cache hits, new measurements, errors.
   const MeasuredCounters& counters() const { return counters_; }

@@ -21,32 +21,13 @@ using Seconds = std::chrono::duration<double>;
 /// that faults on everything is retired, not taken for poison pairs).
 constexpr std::size_t kCanary = std::size_t(-1);
 
-/// The start of a line from a worker, printable, for messages.
-std::string excerpt(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 80)) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u >= 0x20 && u < 0x7f) ? c : '?';
-  }
-  return s.size() > 80 ? out + "..." : out;
-}
-
-/// The last `n` non-empty lines of a worker's stderr, joined with " | ".
-std::string last_lines(const std::string& text, int n) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    if (!line.empty()) lines.push_back(excerpt(line));
-    start = end + 1;
-  }
-  std::string out;
-  for (std::size_t i = lines.size() > std::size_t(n) ? lines.size() - std::size_t(n) : 0;
-       i < lines.size(); ++i)
-    out += (out.empty() ? "" : " | ") + lines[i];
-  return out;
+/// The kind of fault a counter counts, as events and DeviceInfo::fault_kinds name it.
+const char* fault_kind(long long PoolCounters::*counter) {
+  if (counter == &PoolCounters::timeouts) return "timeout";
+  if (counter == &PoolCounters::garbage_lines) return "garbage_line";
+  if (counter == &PoolCounters::unknown_ids) return "unknown_id";
+  if (counter == &PoolCounters::bad_replies) return "bad_reply";
+  return "crash";
 }
 
 } // namespace
@@ -72,6 +53,8 @@ DevicePool::DevicePool(PoolOptions options) : options_(std::move(options)) {
   if (options_.command.empty()) throw InputError("the worker command is empty");
   options_.inflight = std::max(1, options_.inflight);
   options_.max_failed_starts = std::max(1, options_.max_failed_starts);
+  options_.max_faults_in_row = std::max(1, options_.max_faults_in_row);
+  options_.poison_strikes = std::max(1, options_.poison_strikes);
   std::signal(SIGPIPE, SIG_IGN);
   const auto add = [&](const std::string& id) {
     slots_.push_back(std::make_unique<Slot>());
@@ -149,10 +132,13 @@ void DevicePool::retire(std::size_t i, const std::string& why) {
   info_[i].retired = true;
   info_[i].error = why;
   ++counters_.retired;
+  events_.add(device_retired_event(info_[i].id, why, info_[i].faults, info_[i].restarts,
+                                   info_[i].failed_starts));
 }
 
-void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what) {
-  // The pair was alone on the worker: the fault is its own. Poison after kPoisonStrikes, on
+void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
+                        const std::string& stderr_tail) {
+  // The pair was alone on the worker: the fault is its own. Poison after poison_strikes, on
   // two different devices unless only one device is left.
   std::vector<int>& st = strikes_[j];
   st.push_back(int(i));
@@ -163,16 +149,19 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what) {
   for (const auto& s : slots_)
     if (s->state != Slot::State::retired) ++alive;
   // A device that never delivered a result is broken rather than the pair: its strikes make
-  // no poison (it retires after kMaxFaultsInRow and the pair waits for another device).
+  // no poison (it retires after max_faults_in_row and the pair waits for another device).
   const bool proven = info_[i].done > 0;
-  if (!proven || int(st.size()) < kPoisonStrikes || (devices.size() < 2 && alive > 1)) {
+  if (!proven || int(st.size()) < options_.poison_strikes || (devices.size() < 2 && alive > 1)) {
     suspects_.push_back(j);
     ++counters_.requeued;
     return;
   }
   std::string on;
-  for (int d : devices)
+  std::vector<std::string> ids;
+  for (int d : devices) {
     on += (on.empty() ? "" : ", ") + info_[std::size_t(d)].id;
+    ids.push_back(info_[std::size_t(d)].id);
+  }
   PoolResult& r = (*results_)[j];
   r.reply = MeasureReply{};
   r.reply.status = MeasureStatus::crash;
@@ -185,6 +174,8 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what) {
   ++done_;
   ++counters_.poison;
   ++info_[i].poison;
+  events_.add(poison_pair_event(info_[i].id, ids, (*jobs_)[j], int(st.size()), r.reply.detail,
+                                stderr_tail));
 }
 
 void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const std::string& why) {
@@ -192,20 +183,32 @@ void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const st
   const auto now = Clock::now();
   counters_.*counter += 1;
   ++info_[i].faults;
+  ++info_[i].fault_kinds[fault_kind(counter)];
   const bool was_starting = s.state == Slot::State::starting;
   if (was_starting) {
     ++counters_.failed_starts;
     ++info_[i].failed_starts;
     ++s.failed_starts;
   }
-  std::string what = why;
+  std::string what = why, tail;
   if (s.proc) {
     s.proc->kill(0.2);
     what += fmt::format(" (worker {})", s.proc->exit_description());
-    if (const std::string tail = last_lines(s.proc->stderr_tail(), 3); !tail.empty())
-      what += "; its stderr: " + tail;
+    tail = last_lines(s.proc->stderr_tail(), 3);
+    if (!tail.empty()) what += "; its stderr: " + tail;
   }
   info_[i].last_fault = what;
+  FaultEvent ev;
+  ev.device = info_[i].id;
+  ev.kind = fault_kind(counter);
+  ev.starting = was_starting;
+  ev.error = what;
+  for (const auto& [id, j] : s.outstanding) {
+    ev.requests.push_back(id);
+    nlohmann::json p = j == kCanary ? event_pair(*canary_) : event_pair((*jobs_)[j]);
+    if (j == kCanary) p["canary"] = true;
+    ev.pairs.push_back(std::move(p));
+  }
   if (!s.outstanding.empty())
     info_[i].busy_s += std::chrono::duration<double>(now - s.busy_since).count();
   // Every unanswered request is retried, alone on a worker; one that was alone here when the
@@ -218,7 +221,7 @@ void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const st
     if (j == kCanary) continue; // the device failed its proof: nothing to retry
     ++attempts_[j];
     if (alone) {
-      strike(i, j, what);
+      strike(i, j, what, tail);
     } else if (!suspect_[j]) {
       suspect_[j] = 1;
       suspects_.push_back(j);
@@ -231,14 +234,16 @@ void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const st
   s.outstanding.clear();
   s.isolated = false;
   ++s.consecutive_faults;
-  if (was_starting && s.failed_starts >= options_.max_failed_starts) {
-    retire(i,
-           fmt::format("failed to start {} times in a row; the last: {}", s.failed_starts, what));
-    return;
-  }
-  if (s.consecutive_faults >= kMaxFaultsInRow) {
-    retire(i, fmt::format("faulted {} times in a row without a result; the last: {}",
-                          s.consecutive_faults, what));
+  ev.faults_in_row = s.consecutive_faults;
+  ev.restarts = info_[i].restarts;
+  const bool start_limit = was_starting && s.failed_starts >= options_.max_failed_starts;
+  if (start_limit || s.consecutive_faults >= options_.max_faults_in_row) {
+    ev.action = "retire";
+    events_.add(worker_fault_event(ev));
+    retire(i, start_limit ? fmt::format("failed to start {} times in a row; the last: {}",
+                                        s.failed_starts, what)
+                          : fmt::format("faulted {} times in a row without a result; the last: {}",
+                                        s.consecutive_faults, what));
     return;
   }
   info_[i].healthy = false;
@@ -250,6 +255,10 @@ void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const st
   if (s.consecutive_faults >= 2)
     delay = std::min(options_.max_backoff_s,
                      options_.backoff_s * double(1LL << std::min(s.consecutive_faults - 2, 30)));
+  ev.restarts = info_[i].restarts;
+  ev.action = delay > 0 ? "back-off" : "restart";
+  ev.backoff_s = std::max(0.0, delay);
+  events_.add(worker_fault_event(ev));
   if (delay <= 0) {
     start(i);
     return;
@@ -264,8 +273,9 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
   Slot& s = *slots_[i];
   const ReplyLine r = read_reply_line(line);
   if (!r.ok) {
-    fault(i, &PoolCounters::garbage_lines,
-          fmt::format("printed a line that is not a reply ({}): '{}'", r.error, excerpt(line)));
+    fault(
+        i, &PoolCounters::garbage_lines,
+        fmt::format("printed a line that is not a reply ({}): '{}'", r.error, line_excerpt(line)));
     return;
   }
   if (s.state == Slot::State::starting) {
@@ -404,6 +414,8 @@ void DevicePool::dispatch() {
     Slot& s = *slots_[chosen];
     s.isolated = true;
     ++counters_.isolated;
+    events_.add(
+        pair_retry_event(info_[chosen].id, (*jobs_)[j], attempts_[j], int(strikes_[j].size())));
     send_job(chosen, j);
   }
   // A ready worker that a waiting suspect could use takes no new work: it drains.

@@ -12,17 +12,20 @@
 /// a device that never did is broken, not the pair; after each such fault the worker first
 /// re-measures a pair that measured well, the canary, to show it still works), is a poison pair:
 /// its result is status crash (with the last fault and stderr lines), which the measured backend
-/// records so that it is never sent again. A device that fails to start `max_failed_starts` times
-/// in a row, or faults kMaxFaultsInRow times in a row without a result, is retired with its reason;
-/// a run ends for want of workers only when every device is retired. Results already received are
-/// never lost; counters say what happened, per pool and per device.
+/// records so that it is never sent again (`poison_strikes` in PoolOptions sets the three). A
+/// device that fails to start `max_failed_starts` times in a row, or faults `max_faults_in_row`
+/// times in a row without a result, is retired with its reason; a run ends for want of workers only
+/// when every device is retired. Results already received are never lost; counters say what
+/// happened, per pool and per device, and events (pool_events.hpp) say it one fault at a time.
 #include "eval/controller/pool_counters.hpp"
+#include "eval/controller/pool_events.hpp"
 #include "eval/controller/pool_options.hpp"
 #include "eval/controller/worker_protocol.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -42,16 +45,13 @@ struct DeviceInfo {
   long long done = 0;          ///< results it delivered
   double busy_s = 0;           ///< time it had requests outstanding
   long long faults = 0;        ///< faults of its worker (each one killed it)
+  /// Its faults by kind: timeout, crash, garbage_line, unknown_id, bad_reply.
+  std::map<std::string, long long> fault_kinds;
   long long restarts = 0;      ///< times its worker was started again
   long long failed_starts = 0; ///< starts that did not end in a good hello
   long long poison = 0;        ///< poison pairs whose last fault was here
   std::string last_fault;      ///< the last fault, with the worker's exit and stderr lines
 };
-
-/// Most faults in a row without a result before a device is retired.
-inline constexpr int kMaxFaultsInRow = 10;
-/// Faults a pair must cause alone on its worker before it is a poison pair.
-inline constexpr int kPoisonStrikes = 3;
 
 /// One finished job.
 struct PoolResult {
@@ -95,6 +95,11 @@ public:
                               const std::function<void(const PoolProgress&)>& progress = {});
   /// Counters over the pool's life.
   const PoolCounters& counters() const { return counters_; }
+  /// What happened since the last call, one event per worker fault, pair retried alone,
+  /// poison pair and retired device (pool_events.hpp), in order.
+  std::vector<nlohmann::json> take_events() { return events_.take(); }
+  /// Events over kMaxPoolEvents, counted and not kept.
+  long long events_dropped() const { return events_.dropped(); }
   /// Asks every worker to exit and waits up to `grace_s`, then kills what is left.
   void shutdown(double grace_s = 2.0);
 
@@ -108,13 +113,15 @@ private:
   bool starting() const;
   void dispatch();
   void retire(std::size_t slot, const std::string& why);
-  void strike(std::size_t slot, std::size_t job, const std::string& what);
+  void strike(std::size_t slot, std::size_t job, const std::string& what,
+              const std::string& stderr_tail);
   bool send_job(std::size_t slot, std::size_t job);
 
   PoolOptions options_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<DeviceInfo> info_;
   PoolCounters counters_;
+  PoolEventLog events_;
   std::uint64_t next_id_ = 1;
   // State of the current run().
   const std::vector<MeasureJob>* jobs_ = nullptr;

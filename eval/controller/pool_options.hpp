@@ -20,6 +20,10 @@ struct PoolOptions {
   /// row, up to max_backoff_s (the first fault restarts at once).
   double backoff_s = 0.1;
   double max_backoff_s = 10;
+  int max_faults_in_row = 10; ///< faults in a row without a result before a device retires
+  /// Faults a pair must cause alone on its worker (on two different devices while more than one
+  /// is alive) before it is a poison pair.
+  int poison_strikes = 3;
   int warmup = 5;        ///< untimed runs before each measurement
   int reps = 20;         ///< timed repetitions per measurement (the median is the result)
   bool progress = false; ///< draw a progress bar on stderr while measuring

@@ -169,6 +169,32 @@ function drawLineage(s) {
     `#${n.id} by ${n.op} at program ${n.n}: train ${tv.speedup(n.train)}`)));
 }
 
+/** A measured run's devices and poison pairs (absent from other runs). */
+function drawDevices(s) {
+  const dv = s.devices;
+  const section = document.getElementById('devices-section');
+  section.hidden = !dv;
+  if (!dv) return;
+  const alive = dv.devices.filter((d) => d.state === 'alive').length;
+  setText('devices-note', `(${alive} of ${dv.devices.length} alive; ${tv.count(dv.faults)} worker faults, ` +
+    `${tv.count(dv.retries)} pairs retried alone${dv.final ? '' : '; the run has not ended: figures so far'})`);
+  const kinds = (k) => Object.entries(k || {}).map(([n, c]) => `${n} ${c}`).join(', ') || '-';
+  tv.fillTable(document.querySelector('#devices tbody'), dv.devices.map((d) => [
+    d.id, tv.el('span', d.state, { class: `badge ${d.state}` }), tv.count(d.measured), tv.count(d.restarts),
+    tv.count(d.faults), kinds(d.fault_kinds), tv.count(d.poison), d.error || '-',
+  ]));
+  for (const row of document.querySelectorAll('#devices tbody tr')) {
+    for (const i of [2, 3, 4, 6]) row.cells[i].className = 'num';
+  }
+  setText('poison-count', dv.poison_count ? `(${tv.count(dv.poison_count)}${dv.poison_count > dv.poison.length ? `, the first ${dv.poison.length} listed` : ''})` : '');
+  document.getElementById('poison-none').hidden = dv.poison_count > 0;
+  const table = document.getElementById('poison');
+  table.hidden = dv.poison_count === 0;
+  tv.fillTable(table.querySelector('tbody'), dv.poison.map((p) => (p.text !== undefined
+    ? [p.text, '-', '-', '-', '-', '-']
+    : [p.shape, p.config, (p.devices || []).join(', '), tv.count(p.strikes), p.error || '-', p.stderr || '-'])));
+}
+
 function shapeTooltip(half, item) {
   const rows = page.perShape && page.perShape.shapes.filter((r) => r.split.includes(half));
   const r = rows && rows[item.dataIndex];
@@ -283,6 +309,7 @@ async function refresh() {
   drawOperators(s);
   drawBest(s);
   drawLineage(s);
+  drawDevices(s);
   if (s.per_shape_version !== page.perShapeVersion) {
     const ps = await tv.getJSON(`/api/runs/${encodeURIComponent(runName)}/per_shape`);
     page.perShapeVersion = ps.version;
