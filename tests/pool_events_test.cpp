@@ -175,7 +175,7 @@ TEST_CASE("pool_events: failed starts back off and retire after max_failed_start
         std::string::npos);
 }
 
-TEST_CASE("pool_events: the log keeps kMaxPoolEvents and counts the rest; texts are cut") {
+TEST_CASE("pool_events: the log keeps kMaxPoolEvents and counts the rest, texts are cut") {
   PoolEventLog log;
   for (std::size_t i = 0; i < kMaxPoolEvents + 5; ++i)
     log.add({{"event", "worker_fault"}, {"i", i}});
