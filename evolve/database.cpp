@@ -289,9 +289,11 @@ ParentSample ProgramDatabase::sample(int island, Rng& rng) const {
   // inspirations are copied.
   std::vector<const Candidate*> pool;
   std::vector<std::uint64_t> keys; // quick_key of each pool member: equal programs, equal keys
+  const std::uint64_t parent_key = quick_key(out.parent.program);
   auto offer = [&](const Candidate& c) {
-    if (c.id == out.parent.id || c.program == out.parent.program) return;
+    if (c.id == out.parent.id) return;
     const std::uint64_t key = quick_key(c.program);
+    if (key == parent_key && c.program == out.parent.program) return;
     for (std::size_t k = 0; k < pool.size(); ++k)
       if (keys[k] == key && pool[k]->program == c.program) return;
     pool.push_back(&c);

@@ -1,12 +1,15 @@
 #include "evolve/refit.hpp"
 
 #include "eval/decision_tree.hpp"
+#include "ir/hash.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace tv {
 
@@ -20,27 +23,56 @@ struct MeasuredTable {
   std::vector<double> logt, best;
 
   double at(std::size_t i, std::size_t c) const { return logt[i * configs.size() + c]; }
-  /// Column of `c`, which must be one of `configs`.
-  std::size_t column(const Config& c) const {
-    return std::size_t(std::lower_bound(configs.begin(), configs.end(), c) - configs.begin());
+};
+
+/// A cheap hash of a config for deduplicating within one refit (one finalizer, not one per
+/// field as hash_value(Config) does; nothing depends on its values beyond bucket placement).
+struct QuickConfigHash {
+  std::size_t operator()(const Config& c) const {
+    auto opt = [](const std::optional<int>& o) {
+      return o ? std::uint64_t(std::uint32_t(*o)) + 1 : 0;
+    };
+    std::uint64_t h = 0;
+    for (std::uint64_t v :
+         {std::uint64_t(std::uint32_t(c.BM)), std::uint64_t(std::uint32_t(c.BN)),
+          std::uint64_t(std::uint32_t(c.BK)), std::uint64_t(std::uint32_t(c.warps)),
+          std::uint64_t(std::uint32_t(c.stages)), std::uint64_t(std::uint32_t(c.group)),
+          opt(c.waves_per_eu), opt(c.matrix_instr_nonkdim), opt(c.kpack), std::uint64_t(c.vendor)})
+      h = h * 0x100000001b3ULL + v;
+    return std::size_t(hash_mix(h, 0));
   }
 };
 
 std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& feedback) {
   MeasuredTable t;
-  // The distinct configs, sorted (what a std::map would hold, without a node per pair).
-  std::vector<const Config*> all;
+  // The distinct configs in first-seen order (one hash lookup per measured pair), then their
+  // columns in Config order (what a std::map of them would give).
+  std::unordered_map<Config, std::uint32_t, QuickConfigHash> seen;
+  std::vector<const Config*> distinct;
+  std::vector<std::uint32_t> first_seen; // per kept pair, in feedback order
   for (const ShapeFeedback& f : feedback)
     for (const auto& [secs, c] : f.measured)
-      if (std::isfinite(secs) && secs > 0) all.push_back(&c);
-  if (all.empty()) return std::nullopt;
-  std::sort(all.begin(), all.end(), [](const Config* a, const Config* b) { return *a < *b; });
-  t.configs.reserve(all.size());
-  for (const Config* c : all)
-    if (t.configs.empty() || t.configs.back() != *c) t.configs.push_back(*c);
+      if (std::isfinite(secs) && secs > 0) {
+        const auto [it, fresh] = seen.try_emplace(c, std::uint32_t(distinct.size()));
+        if (fresh) distinct.push_back(&it->first);
+        first_seen.push_back(it->second);
+      }
+  if (distinct.empty()) return std::nullopt;
+  std::vector<std::uint32_t> order(distinct.size());
+  for (std::uint32_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return *distinct[a] < *distinct[b]; });
+  std::vector<std::uint32_t> column(distinct.size());
+  t.configs.reserve(distinct.size());
+  for (std::uint32_t k = 0; k < order.size(); ++k) {
+    column[order[k]] = k;
+    t.configs.push_back(*distinct[order[k]]);
+  }
   const std::size_t cols = t.configs.size();
   t.logt.assign(feedback.size() * cols, std::numeric_limits<double>::quiet_NaN());
   t.shapes.reserve(feedback.size());
+  std::size_t pair = 0;
   for (std::size_t i = 0; i < feedback.size(); ++i) {
     const ShapeFeedback& f = feedback[i];
     t.shapes.push_back(f.shape);
@@ -48,7 +80,7 @@ std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& fe
     for (const auto& [secs, c] : f.measured)
       if (std::isfinite(secs) && secs > 0) {
         b = std::min(b, secs);
-        t.logt[i * cols + t.column(c)] = std::log(secs);
+        t.logt[i * cols + column[first_seen[pair++]]] = std::log(secs);
       }
     if (!std::isfinite(b)) b = f.seconds;
     t.best.push_back(std::isfinite(b) && b > 0 ? std::log(b) : 1e3);
