@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <set>
@@ -15,14 +16,13 @@ namespace tv {
 
 namespace {
 
-/// What the feedback says was measured: log times of shapes x configs (NaN where unmeasured)
-/// and each shape's best log time.
+/// What the feedback says was measured: per shape the log times of the configs measured on it
+/// (column, log time; a later entry for the same column wins) and its best log time.
 struct MeasuredTable {
   std::vector<Shape> shapes;
   std::vector<Config> configs; ///< every config measured on some shape, in Config order
-  std::vector<double> logt, best;
-
-  double at(std::size_t i, std::size_t c) const { return logt[i * configs.size() + c]; }
+  std::vector<std::vector<std::pair<std::uint32_t, double>>> logt;
+  std::vector<double> best;
 };
 
 /// A cheap hash of a config for deduplicating within one refit (one finalizer, not one per
@@ -69,8 +69,7 @@ std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& fe
     column[order[k]] = k;
     t.configs.push_back(*distinct[order[k]]);
   }
-  const std::size_t cols = t.configs.size();
-  t.logt.assign(feedback.size() * cols, std::numeric_limits<double>::quiet_NaN());
+  t.logt.resize(feedback.size());
   t.shapes.reserve(feedback.size());
   std::size_t pair = 0;
   for (std::size_t i = 0; i < feedback.size(); ++i) {
@@ -80,7 +79,7 @@ std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& fe
     for (const auto& [secs, c] : f.measured)
       if (std::isfinite(secs) && secs > 0) {
         b = std::min(b, secs);
-        t.logt[i * cols + column[first_seen[pair++]]] = std::log(secs);
+        t.logt[i].emplace_back(column[first_seen[pair++]], std::log(secs));
       }
     if (!std::isfinite(b)) b = f.seconds;
     t.best.push_back(std::isfinite(b) && b > 0 ? std::log(b) : 1e3);
@@ -104,10 +103,11 @@ std::optional<Program> fit(const MeasuredTable& t, const std::vector<bool>& use,
     if (!use.empty() && !(i < use.size() && use[i])) continue;
     shapes.push_back(t.shapes[i]);
     const double w = weight_of(t.shapes[i]);
-    for (std::size_t c = 0; c < cols; ++c) {
-      const double v = t.at(i, c);
-      cost.push_back(w * (std::isnan(v) ? t.best[i] + log_penalty : v));
-    }
+    // An unmeasured pair costs the shape's best time times the penalty; measured ones their own.
+    const std::size_t row = cost.size();
+    cost.resize(row + cols, w * (t.best[i] + log_penalty));
+    for (const auto& [c, v] : t.logt[i])
+      cost[row + c] = w * v;
   }
   if (shapes.empty()) return std::nullopt;
   TreeOptions o;
