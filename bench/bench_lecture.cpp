@@ -1,5 +1,5 @@
 // Benchmark: the whole lecture (four demos, 2 x seeds evolution runs, report and plots) end to
-// end with the defaults. Target (issue 4): under 2 s on 2 cores.
+// end with the defaults. Target (issue 20): under 0.3 s on 2 cores (issue 4 asked for 2 s).
 // Usage: bench_lecture [gpu=h100] [repeats=3] [budget=1000] [seeds=5]
 #include "bench/bench_target.hpp"
 #include "experiments/lecture.hpp"
@@ -29,9 +29,9 @@ int main(int argc, char** argv) {
   }
   std::sort(s.begin(), s.end());
   fmt::print("bench_lecture: {} on {} (budget {}, seeds {}: {} runs) with {} threads: median "
-             "{:.2f} s, min {:.2f} s over {} repeats; {} chars of report (target < 2 s on 2 "
+             "{:.2f} s, min {:.2f} s over {} repeats; {} chars of report (target < 0.3 s on 2 "
              "cores)\n",
              "lecture", o.gpu, o.budget, o.seeds, 2 * o.seeds, omp_get_max_threads(),
              s[s.size() / 2], s[0], repeats, chars);
-  return tv::bench::report("bench_lecture", {{"median time", s[s.size() / 2], 2, true, "s"}});
+  return tv::bench::report("bench_lecture", {{"median time", s[s.size() / 2], 0.3, true, "s"}});
 }

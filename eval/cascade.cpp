@@ -71,7 +71,20 @@ bool parse_stage(std::string_view text, Stage& out) {
 }
 
 std::size_t CascadeEvaluator::KeyHash::operator()(const Key& k) const {
-  return std::size_t(hash_mix(hash_value(k.config), k.row));
+  // Only the cache's buckets depend on it (nothing iterates the cache), so a cheap mix of the
+  // fields is enough: one finalizer, not one per field as hash_value(Config) does.
+  const Config& c = k.config;
+  auto opt = [](const std::optional<int>& o) {
+    return o ? std::uint64_t(std::uint32_t(*o)) + 1 : 0;
+  };
+  std::uint64_t h = k.row;
+  for (std::uint64_t v :
+       {std::uint64_t(std::uint32_t(c.BM)), std::uint64_t(std::uint32_t(c.BN)),
+        std::uint64_t(std::uint32_t(c.BK)), std::uint64_t(std::uint32_t(c.warps)),
+        std::uint64_t(std::uint32_t(c.stages)), std::uint64_t(std::uint32_t(c.group)),
+        opt(c.waves_per_eu), opt(c.matrix_instr_nonkdim), opt(c.kpack), std::uint64_t(c.vendor)})
+    h = h * 0x100000001b3ULL + v;
+  return std::size_t(hash_mix(h, 0));
 }
 
 CascadeEvaluator::CascadeEvaluator(const Problem& problem, CascadeOptions options)
@@ -131,33 +144,38 @@ bool CascadeEvaluator::time_rows(const Program& p, const std::vector<std::size_t
   times.assign(rows.size(), 0.0);
   std::vector<TimingRequest> batch;
   std::vector<Key> batch_keys;
+  // Each row's cached measurement (null while it waits for the batch). Pointers to the
+  // values of an unordered_map stay valid when it grows.
+  std::vector<const Measurement*> found(rows.size(), nullptr);
   std::vector<std::size_t> pending; // positions in rows waiting for the batch
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Key k{rows[i], p.choose(problem_->shape(rows[i]))};
     if (auto it = cache_.find(k); it != cache_.end()) {
       ++ev.cache_hits;
+      found[i] = &it->second;
       continue;
     }
     // Two rows never share a key, so each missing pair is timed once per batch.
     batch.push_back({problem_->shape(rows[i]), k.config});
-    batch_keys.push_back(k);
+    batch_keys.push_back(std::move(k));
     pending.push_back(i);
   }
   if (!batch.empty()) {
     std::vector<Measurement> got = problem_->backend->time(batch);
     ev.kernel_runs += (long long)batch.size();
     for (std::size_t j = 0; j < batch.size(); ++j) {
-      cache_.emplace(batch_keys[j], got[j]);
+      const auto it = cache_.emplace(batch_keys[j], got[j]).first;
+      found[pending[j]] = &it->second;
       cache_order_.push_back(batch_keys[j]);
       remember(batch_keys[j], got[j]);
     }
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Key k{rows[i], p.choose(problem_->shape(rows[i]))};
-    const Measurement& m = cache_.at(k);
+    const Measurement& m = *found[i];
     if (!m.ok()) {
-      reason = fmt::format("{} with {}: {}{}", problem_->shape(rows[i]).label(), k.config.brief(),
-                           status_name(m.status), m.detail.empty() ? "" : " (" + m.detail + ")");
+      reason = fmt::format("{} with {}: {}{}", problem_->shape(rows[i]).label(),
+                           p.choose(problem_->shape(rows[i])).brief(), status_name(m.status),
+                           m.detail.empty() ? "" : " (" + m.detail + ")");
       return false;
     }
     times[i] = m.seconds;
@@ -225,13 +243,15 @@ std::vector<double> CascadeEvaluator::cached_times(const Program& p,
                                                    const std::vector<std::size_t>& rows) const {
   std::vector<double> times;
   times.reserve(rows.size());
-  for (auto r : rows) {
-    auto it = cache_.find(Key{r, p.choose(problem_->shape(r))});
-    times.push_back(it != cache_.end() && it->second.ok()
-                        ? it->second.seconds
-                        : std::numeric_limits<double>::infinity());
-  }
+  for (auto r : rows)
+    times.push_back(cached_time(r, p.choose(problem_->shape(r))));
   return times;
+}
+
+double CascadeEvaluator::cached_time(std::size_t row, const Config& config) const {
+  auto it = cache_.find(Key{row, config});
+  return it != cache_.end() && it->second.ok() ? it->second.seconds
+                                               : std::numeric_limits<double>::infinity();
 }
 
 SetScore CascadeEvaluator::cached_probe_score(const Program& p) const {
@@ -319,6 +339,7 @@ void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
   cache_.clear();
   cache_order_.clear();
   ok_by_row_.clear();
+  lists_.clear();
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (cache_.emplace(keys[i], got[i]).second) {
       cache_order_.push_back(keys[i]);
@@ -330,6 +351,7 @@ void CascadeEvaluator::remember(const Key& k, const Measurement& m) {
   if (!m.ok()) return;
   if (ok_by_row_.size() <= k.row) ok_by_row_.resize(problem_->table->shapes().size());
   auto& v = ok_by_row_[k.row];
+  if (k.row < lists_.size()) lists_[k.row] = {}; // the row's shared list is out of date
   const std::pair<double, Config> e{m.seconds, k.config};
   v.insert(std::upper_bound(v.begin(), v.end(), e), e); // kept sorted: fastest first
 }
@@ -339,6 +361,18 @@ std::vector<std::pair<double, Config>> CascadeEvaluator::fastest(std::size_t row
   if (row >= ok_by_row_.size()) return {};
   const auto& v = ok_by_row_[row];
   return {v.begin(), v.begin() + std::ptrdiff_t(std::min(k, v.size()))};
+}
+
+MeasuredConfigs CascadeEvaluator::fastest_list(std::size_t row, std::size_t k) {
+  if (k == 0) return {};
+  if (lists_.size() <= row) lists_.resize(problem_->table->shapes().size());
+  if (row >= lists_.size()) return MeasuredConfigs(fastest(row, k));
+  auto& [made_for, list] = lists_[row];
+  if (made_for != k) {
+    list = fastest(row, k);
+    made_for = k;
+  }
+  return list;
 }
 
 } // namespace tv

@@ -3,6 +3,7 @@
 /// all training shapes. Cheap stages run first; each can stop a program with a reason.
 /// Timings go through the problem's backend and a per-run cache of (shape, config) pairs.
 #include "eval/counters.hpp"
+#include "eval/measured_configs.hpp"
 #include "eval/problem.hpp"
 #include "eval/score.hpp"
 
@@ -73,9 +74,14 @@ public:
   Evaluation confirm(const Program& p, const std::vector<double>& first, int samples);
   /// Cached times of `p` on `rows` (+inf where a pair is not cached or failed); no counting.
   std::vector<double> cached_times(const Program& p, const std::vector<std::size_t>& rows) const;
+  /// Cached time of `config` on table row `row` (+inf when not cached or failed); no counting.
+  double cached_time(std::size_t row, const Config& config) const;
   /// The fastest ok measurements of table row `row` so far (seconds, config), fastest first
   /// (ties in config order), at most `k`; no counting.
   std::vector<std::pair<double, Config>> fastest(std::size_t row, std::size_t k) const;
+  /// fastest(row, k) as a shared list, kept until the row's measurements change (requests
+  /// for many parents show the same lists).
+  MeasuredConfigs fastest_list(std::size_t row, std::size_t k);
   /// Table rows of the probe shapes.
   const std::vector<std::size_t>& probe_rows() const { return probe_rows_; }
   /// Kernel runs exhaustive per-shape tuning of the training shapes would need.
@@ -112,6 +118,8 @@ private:
   std::vector<Key> cache_order_; ///< insertion order, for deterministic checkpoints
   /// Ok measurements per table row (seconds, config), fastest first.
   std::vector<std::vector<std::pair<double, Config>>> ok_by_row_;
+  /// fastest_list's lists per table row and the k they were made for (k = 0: none yet).
+  std::vector<std::pair<std::size_t, MeasuredConfigs>> lists_;
   void remember(const Key& k, const Measurement& m);
 };
 

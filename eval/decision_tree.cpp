@@ -73,16 +73,33 @@ public:
       std::fill(prefix.begin(), prefix.end(), 0.0);
       for (std::size_t k = 0; k + 1 < m; ++k) {
         const std::size_t i = order[k].second;
-        for (std::size_t c = 0; c < cols_; ++c)
-          prefix[c] += logt_[i * cols_ + c];
-        if (order[k].first == order[k + 1].first) continue;
-        if (k + 1 < std::size_t(o_.min_leaf_shapes) || m - k - 1 < std::size_t(o_.min_leaf_shapes))
+        const auto* row = &logt_[i * cols_];
+        const bool cut = order[k].first != order[k + 1].first &&
+                         k + 1 >= std::size_t(o_.min_leaf_shapes) &&
+                         m - k - 1 >= std::size_t(o_.min_leaf_shapes);
+        if (!cut) {
+          for (std::size_t c = 0; c < cols_; ++c)
+            prefix[c] += row[c];
           continue;
-        double left = std::numeric_limits<double>::infinity(), right = left;
-        for (std::size_t c = 0; c < cols_; ++c) {
-          left = std::min(left, prefix[c]);
-          right = std::min(right, total[c] - prefix[c]);
         }
+        // The prefix update and the two minima in one pass, four lanes each: costs are finite
+        // (never NaN), so the minima are the same in any order.
+        constexpr double inf = std::numeric_limits<double>::infinity();
+        double l[4] = {inf, inf, inf, inf}, r[4] = {inf, inf, inf, inf};
+        std::size_t c = 0;
+        for (; c + 4 <= cols_; c += 4)
+          for (std::size_t j = 0; j < 4; ++j) {
+            prefix[c + j] += row[c + j];
+            l[j] = std::min(l[j], prefix[c + j]);
+            r[j] = std::min(r[j], total[c + j] - prefix[c + j]);
+          }
+        for (; c < cols_; ++c) {
+          prefix[c] += row[c];
+          l[0] = std::min(l[0], prefix[c]);
+          r[0] = std::min(r[0], total[c] - prefix[c]);
+        }
+        const double left = std::min(std::min(l[0], l[1]), std::min(l[2], l[3]));
+        const double right = std::min(std::min(r[0], r[1]), std::min(r[2], r[3]));
         const double gain = n.cost - left - right;
         if (gain > 1e-12 && (!best || gain > best->gain + 1e-12)) {
           Split s;

@@ -9,6 +9,7 @@
 #include "models/analytic_model.hpp"
 #include "models/data_dir.hpp"
 #include "models/json_text.hpp"
+#include "models/launch.hpp"
 #include "models/shape_file.hpp"
 #include "models/split.hpp"
 #include "models/static_check.hpp"
@@ -124,11 +125,40 @@ void check_weights(const std::vector<Shape>& half, std::string_view which,
 
 } // namespace
 
+namespace {
+
+/// True when `c` cannot launch on `p`'s GPU for some dtype, or `p`'s backend cannot time it
+/// (or it is the vendor library and vendor dispatch is off): what static_issues reports for a
+/// live branch.
+bool config_has_issue(const Problem& p, const Config& c) {
+  if (c.vendor && !p.spec.vendor_dispatch) return true;
+  for (DType d : p.dtypes())
+    if (launch_problem(c, p.gpu, d) || p.backend->cannot_time(c, d)) return true;
+  return false;
+}
+
+} // namespace
+
 std::vector<StaticIssue> Problem::static_issues(const Program& prog) const {
   const auto& ds = dtypes_;
-  std::vector<StaticIssue> issues = static_check(prog, gpu, ds);
-  if (!issues.empty()) return issues;
+  // Issues come only from configs that have one: when no config the program names has one
+  // (the common case), no live branch has one either, and the box arithmetic of
+  // live_branches is not needed.
+  std::vector<const Config*> distinct;
+  bool any_issue = false;
+  auto consider = [&](const Config& c) {
+    for (const Config* d : distinct)
+      if (*d == c) return;
+    distinct.push_back(&c);
+    any_issue = any_issue || config_has_issue(*this, c);
+  };
+  for (const Rule& r : prog.rules)
+    consider(r.config);
+  consider(prog.default_config);
+  if (!any_issue) return {};
   const LiveBranches live = live_branches(prog);
+  std::vector<StaticIssue> issues = static_check(prog, live, gpu, ds);
+  if (!issues.empty()) return issues;
   std::vector<Config> reachable; // distinct, in order of first appearance
   std::unordered_set<Config> seen;
   for (std::size_t r : live.rules)

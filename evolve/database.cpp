@@ -46,6 +46,20 @@ std::ptrdiff_t find_program(const std::vector<Candidate>& v, const Program& p) {
   return -1;
 }
 
+/// A cheap fingerprint of a program's structure (equal programs get equal keys), so that
+/// sampling compares two programs in full only when their keys match.
+std::uint64_t quick_key(const Program& p) {
+  std::uint64_t k = p.rules.size();
+  for (const Rule& r : p.rules) {
+    for (const Comparison& t : r.condition.terms)
+      k = k * 31 + std::uint64_t(t.value) * 8 + std::uint64_t(t.op) + std::uint64_t(t.tile_m);
+    const Config& c = r.config;
+    k = k * 131 + std::uint64_t(c.BM) * 7 + std::uint64_t(c.BN) * 3 + std::uint64_t(c.BK) +
+        std::uint64_t(c.warps) + std::uint64_t(c.stages) * 5 + std::uint64_t(c.group) * 11;
+  }
+  return k;
+}
+
 /// Puts `c` into an island of at most `capacity` members: an equal program keeps the better
 /// of the two in place; otherwise `c` is appended and, when over capacity, the worst member
 /// (possibly `c` itself) is evicted.
@@ -271,11 +285,19 @@ ParentSample ProgramDatabase::sample(int island, Rng& rng) const {
   // other than the parent, chosen by binary tournaments that prefer an uncovered grid cell
   // (diversity) and then the better score.
   if (options_.inspirations == 0) return out;
-  std::vector<Candidate> pool;
+  // The pool points into the database (nothing is added while sampling): only the chosen
+  // inspirations are copied.
+  std::vector<const Candidate*> pool;
+  std::vector<std::uint64_t> keys; // quick_key of each pool member: equal programs, equal keys
+  const std::uint64_t parent_key = quick_key(out.parent.program);
   auto offer = [&](const Candidate& c) {
-    if (c.id == out.parent.id || c.program == out.parent.program) return;
-    if (find_program(pool, c.program) >= 0) return;
-    pool.push_back(c);
+    if (c.id == out.parent.id) return;
+    const std::uint64_t key = quick_key(c.program);
+    if (key == parent_key && c.program == out.parent.program) return;
+    for (std::size_t k = 0; k < pool.size(); ++k)
+      if (keys[k] == key && pool[k]->program == c.program) return;
+    pool.push_back(&c);
+    keys.push_back(key);
   };
   for (const std::size_t i : ranked(members))
     offer(members[i]);
@@ -289,10 +311,10 @@ ParentSample ProgramDatabase::sample(int island, Rng& rng) const {
   while (out.inspirations.size() < std::size_t(options_.inspirations) && !pool.empty()) {
     std::size_t a = rng.index(pool.size());
     const std::size_t b = rng.index(pool.size());
-    const bool new_a = !is_covered(pool[a]), new_b = !is_covered(pool[b]);
-    if (new_b != new_a ? new_b : better(pool[b], pool[a])) a = b;
-    covered.push_back(cell(pool[a].program));
-    out.inspirations.push_back(pool[a]);
+    const bool new_a = !is_covered(*pool[a]), new_b = !is_covered(*pool[b]);
+    if (new_b != new_a ? new_b : better(*pool[b], *pool[a])) a = b;
+    covered.push_back(cell(pool[a]->program));
+    out.inspirations.push_back(*pool[a]);
     pool.erase(pool.begin() + std::ptrdiff_t(a));
   }
   return out;

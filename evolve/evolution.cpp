@@ -226,25 +226,26 @@ struct Evolution::Child {
 MutationRequest Evolution::make_request(const ParentSample& sample) {
   State& s = *s_;
   MutationRequest request;
-  request.parent_text = print_program(sample.parent.program);
+  request.parent_text = s.text_of(sample.parent);
   for (const auto& i : sample.inspirations) {
-    request.inspiration_texts.push_back(print_program(i.program));
+    request.inspiration_texts.push_back(s.text_of(i));
     request.inspiration_scores.push_back(i.score);
   }
   request.parent_score = sample.parent.score;
-  const auto times = s.eval.cached_times(sample.parent.program, problem_->train_rows);
-  for (std::size_t i = 0; i < times.size(); ++i) {
+  const std::vector<std::size_t>& rows = problem_->train_rows;
+  request.feedback.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     const Shape& sh = s.train_shapes[i];
-    const Config chosen = sample.parent.program.choose(sh);
-    const bool parent_is_best = times[i] <= s.best_times[i];
-    request.feedback.push_back({sh, chosen, times[i], parent_is_best ? times[i] : s.best_times[i],
+    const Config& chosen = sample.parent.program.choose(sh);
+    const double time = s.eval.cached_time(rows[i], chosen);
+    const bool parent_is_best = time <= s.best_times[i];
+    request.feedback.push_back({sh, chosen, time, parent_is_best ? time : s.best_times[i],
                                 parent_is_best ? chosen : s.best_configs[i],
                                 i < s.expert_times.size() ? s.expert_times[i] : 0.0,
-                                s.eval.fastest(problem_->train_rows[i], kMeasuredPerShape)});
+                                s.eval.fastest_list(rows[i], kMeasuredPerShape)});
   }
   const Candidate& best = s.best;
-  request.best_text =
-      best.id == sample.parent.id ? request.parent_text : print_program(best.program);
+  request.best_text = best.id == sample.parent.id ? request.parent_text : s.text_of(best);
   request.best_score = best.score;
   request.previous_attempts = s.history.of(sample.parent.id);
   return request;
@@ -284,12 +285,12 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
     } else if (const Program child = options_.drop_unexercised
                                          ? drop_unexercised_rules(*pr.program, s.train_shapes)
                                          : *pr.program;
-               child == parent.program || s.seen.count(hash_value(child))) {
+               child == parent.program || !s.seen.insert(hash_value(child)).second) {
       stage = Stage::noop;
       reason =
           child == parent.program ? "same program as its parent" : "same program as an earlier one";
-    } else if (s.seen.insert(hash_value(child)); s.behaviours.count(behaviour(child, *problem_)) &&
-                                                 problem_->static_issues(child).empty()) {
+    } else if (const std::uint64_t decisions = behaviour(child, *problem_);
+               s.behaviours.count(decisions) && problem_->static_issues(child).empty()) {
       // A launchable child that decides every training shape like an earlier program adds
       // nothing the database can rank: it would only crowd out diversity.
       stage = Stage::noop;
@@ -297,7 +298,7 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
     } else {
       const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
       ev = s.eval.evaluate(child, ref);
-      if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(child, *problem_));
+      if (ev.stage != Stage::static_reject) s.behaviours.insert(decisions);
       stage = ev.stage;
       reason = ev.reason;
       delta.kernel_runs = ev.kernel_runs;
@@ -417,13 +418,17 @@ void Evolution::step_batch(long long count) {
   for (long long gi = 0; gi < group_count; ++gi) {
     Group g;
     g.sample = s.db.sample(int((s.done + gi) % s.db.islands()), s.rng);
-    const MutationRequest base = make_request(g.sample);
+    MutationRequest base = make_request(g.sample);
     g.parent_text = base.parent_text;
     g.merge_room = merge_room;
     g.size = std::size_t(k == 1 ? 1 : (merge_room ? k : count));
     g.first = requests.size();
     for (std::size_t c = 0; c < g.size; ++c) {
-      MutationRequest r = base;
+      MutationRequest r;
+      if (c + 1 < g.size)
+        r = base;
+      else
+        r = std::move(base); // the last one takes it
       r.seed = s.rng.next();
       r.candidate = int(c);
       r.candidates = k;

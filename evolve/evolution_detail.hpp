@@ -10,6 +10,7 @@
 #include "evolve/run_dir.hpp"
 #include "evolve/viewer_data.hpp"
 #include "ir/error.hpp"
+#include "ir/text.hpp"
 #include "models/json_text.hpp"
 
 #include <chrono>
@@ -21,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tv {
@@ -69,6 +71,15 @@ struct Evolution::State {
   std::vector<double> expert_times; ///< the expert's time per training shape
   AttemptHistory history;           ///< each parent's last children and their outcomes
   std::string best_diff;            ///< the edit that produced the best, as SEARCH/REPLACE
+  /// Printed programs of candidates, by id (a parent is sampled many times; printing it once
+  /// is enough). Derived data: not in checkpoints.
+  std::unordered_map<std::uint64_t, std::string> texts;
+  /// print_program(c.program), printed once per candidate id.
+  const std::string& text_of(const Candidate& c) {
+    auto [it, fresh] = texts.try_emplace(c.id);
+    if (fresh) it->second = print_program(c.program);
+    return it->second;
+  }
   std::uint64_t next_id = 1;
   long long done = 0; ///< programs proposed (the seed is not counted)
   long long since_best = 0;

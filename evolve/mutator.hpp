@@ -1,6 +1,7 @@
 #pragma once
 /// What proposes children: a mock LLM or a real one. Both answer a request with reply text
 /// holding SEARCH/REPLACE blocks; the IR's diff engine turns that into the child.
+#include "eval/measured_configs.hpp"
 #include "ir/config.hpp"
 #include "ir/shape.hpp"
 
@@ -23,7 +24,7 @@ struct ShapeFeedback {
   double expert_seconds = 0;         ///< the expert's time for this shape (0 when unknown)
   /// The fastest configs timed on this shape so far in the run (seconds, config), fastest
   /// first: what the run has measured, as a prompt would show it (may be empty).
-  std::vector<std::pair<double, Config>> measured{};
+  MeasuredConfigs measured{};
 };
 
 /// An earlier child of the same parent and how it ended (fed back into the next prompt).

@@ -1,41 +1,77 @@
 #include "evolve/refit.hpp"
 
 #include "eval/decision_tree.hpp"
+#include "ir/hash.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
-#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace tv {
 
 namespace {
 
-/// What the feedback says was measured: log times of shapes x configs (NaN where unmeasured)
-/// and each shape's best log time.
+/// What the feedback says was measured: per shape the log times of the configs measured on it
+/// (column, log time; a later entry for the same column wins) and its best log time.
 struct MeasuredTable {
   std::vector<Shape> shapes;
-  std::vector<Config> configs;
-  std::map<Config, std::size_t> index;
-  std::vector<double> logt, best;
+  std::vector<Config> configs; ///< every config measured on some shape, in Config order
+  std::vector<std::vector<std::pair<std::uint32_t, double>>> logt;
+  std::vector<double> best;
+};
 
-  double at(std::size_t i, std::size_t c) const { return logt[i * configs.size() + c]; }
+/// A cheap hash of a config for deduplicating within one refit (one finalizer, not one per
+/// field as hash_value(Config) does; nothing depends on its values beyond bucket placement).
+struct QuickConfigHash {
+  std::size_t operator()(const Config& c) const {
+    auto opt = [](const std::optional<int>& o) {
+      return o ? std::uint64_t(std::uint32_t(*o)) + 1 : 0;
+    };
+    std::uint64_t h = 0;
+    for (std::uint64_t v :
+         {std::uint64_t(std::uint32_t(c.BM)), std::uint64_t(std::uint32_t(c.BN)),
+          std::uint64_t(std::uint32_t(c.BK)), std::uint64_t(std::uint32_t(c.warps)),
+          std::uint64_t(std::uint32_t(c.stages)), std::uint64_t(std::uint32_t(c.group)),
+          opt(c.waves_per_eu), opt(c.matrix_instr_nonkdim), opt(c.kpack), std::uint64_t(c.vendor)})
+      h = h * 0x100000001b3ULL + v;
+    return std::size_t(hash_mix(h, 0));
+  }
 };
 
 std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& feedback) {
   MeasuredTable t;
+  // The distinct configs in first-seen order (one hash lookup per measured pair), then their
+  // columns in Config order (what a std::map of them would give).
+  std::unordered_map<Config, std::uint32_t, QuickConfigHash> seen;
+  std::vector<const Config*> distinct;
+  std::vector<std::uint32_t> first_seen; // per kept pair, in feedback order
   for (const ShapeFeedback& f : feedback)
     for (const auto& [secs, c] : f.measured)
-      if (std::isfinite(secs) && secs > 0) t.index.emplace(c, 0);
-  if (t.index.empty()) return std::nullopt;
-  for (auto& [c, i] : t.index) {
-    i = t.configs.size();
-    t.configs.push_back(c);
+      if (std::isfinite(secs) && secs > 0) {
+        const auto [it, fresh] = seen.try_emplace(c, std::uint32_t(distinct.size()));
+        if (fresh) distinct.push_back(&it->first);
+        first_seen.push_back(it->second);
+      }
+  if (distinct.empty()) return std::nullopt;
+  std::vector<std::uint32_t> order(distinct.size());
+  for (std::uint32_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return *distinct[a] < *distinct[b]; });
+  std::vector<std::uint32_t> column(distinct.size());
+  t.configs.reserve(distinct.size());
+  for (std::uint32_t k = 0; k < order.size(); ++k) {
+    column[order[k]] = k;
+    t.configs.push_back(*distinct[order[k]]);
   }
-  const std::size_t cols = t.configs.size();
-  t.logt.assign(feedback.size() * cols, std::numeric_limits<double>::quiet_NaN());
+  t.logt.resize(feedback.size());
+  t.shapes.reserve(feedback.size());
+  std::size_t pair = 0;
   for (std::size_t i = 0; i < feedback.size(); ++i) {
     const ShapeFeedback& f = feedback[i];
     t.shapes.push_back(f.shape);
@@ -43,7 +79,7 @@ std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& fe
     for (const auto& [secs, c] : f.measured)
       if (std::isfinite(secs) && secs > 0) {
         b = std::min(b, secs);
-        t.logt[i * cols + t.index.at(c)] = std::log(secs);
+        t.logt[i].emplace_back(column[first_seen[pair++]], std::log(secs));
       }
     if (!std::isfinite(b)) b = f.seconds;
     t.best.push_back(std::isfinite(b) && b > 0 ? std::log(b) : 1e3);
@@ -62,14 +98,16 @@ std::optional<Program> fit(const MeasuredTable& t, const std::vector<bool>& use,
   const double log_penalty = std::log(std::max(1.0 + 1e-9, choice.penalty));
   std::vector<Shape> shapes;
   std::vector<double> cost;
+  cost.reserve(t.shapes.size() * cols);
   for (std::size_t i = 0; i < t.shapes.size(); ++i) {
     if (!use.empty() && !(i < use.size() && use[i])) continue;
     shapes.push_back(t.shapes[i]);
     const double w = weight_of(t.shapes[i]);
-    for (std::size_t c = 0; c < cols; ++c) {
-      const double v = t.at(i, c);
-      cost.push_back(w * (std::isnan(v) ? t.best[i] + log_penalty : v));
-    }
+    // An unmeasured pair costs the shape's best time times the penalty; measured ones their own.
+    const std::size_t row = cost.size();
+    cost.resize(row + cols, w * (t.best[i] + log_penalty));
+    for (const auto& [c, v] : t.logt[i])
+      cost[row + c] = w * v;
   }
   if (shapes.empty()) return std::nullopt;
   TreeOptions o;

@@ -200,9 +200,59 @@ bool FeatureSpace::contains(const Box& b, const Shape& s) const {
   return true;
 }
 
+namespace {
+
+/// Below this, M * N and the tile counts of M and N cannot reach kDimMax, and ceil divisions
+/// fit 32 bits: the hot path of matches() (every rule of every program on every shape).
+constexpr std::int64_t kSmallDim = std::int64_t(1) << 30;
+
+/// Comparison::value_of, with derived features computed without saturation when M and N are
+/// in [1, kSmallDim] (the same values derived_value gives there).
+inline std::int64_t term_value(const Comparison& t, const Shape& s) {
+  switch (t.feature) {
+  case Feature::M:
+    return s.M;
+  case Feature::N:
+    return s.N;
+  case Feature::K:
+    return s.K;
+  case Feature::MN:
+  case Feature::tiles:
+    break;
+  }
+  if (s.M < 1 || s.M > kSmallDim || s.N < 1 || s.N > kSmallDim || t.tile_m < 1 || t.tile_n < 1)
+    return t.value_of(s);
+  if (t.feature == Feature::MN) return s.M * s.N;
+  const auto q = std::uint32_t(s.M - 1) / std::uint32_t(t.tile_m) + 1; // cdiv(M, tile_m)
+  const auto r = std::uint32_t(s.N - 1) / std::uint32_t(t.tile_n) + 1;
+  return std::int64_t(q) * std::int64_t(r);
+}
+
+} // namespace
+
 bool Condition::matches(const Shape& s) const {
-  for (const auto& t : terms)
-    if (!t.matches(s)) return false;
+  for (const auto& t : terms) {
+    const std::int64_t x = term_value(t, s);
+    bool ok = false;
+    switch (t.op) {
+    case CmpOp::lt:
+      ok = x < t.value;
+      break;
+    case CmpOp::le:
+      ok = x <= t.value;
+      break;
+    case CmpOp::gt:
+      ok = x > t.value;
+      break;
+    case CmpOp::ge:
+      ok = x >= t.value;
+      break;
+    case CmpOp::eq:
+      ok = x == t.value;
+      break;
+    }
+    if (!ok) return false;
+  }
   return true;
 }
 

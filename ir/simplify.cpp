@@ -396,16 +396,24 @@ namespace tv {
 
 Program drop_unexercised_rules(const Program& p, const std::vector<Shape>& shapes, int min_shapes) {
   std::vector<int> used(p.rules.size(), 0);
+  bool default_decides = false; // the default decides one of `shapes` in p
   for (const Shape& s : shapes)
-    if (const int r = p.deciding_rule(s); r >= 0) ++used[std::size_t(r)];
+    if (const int r = p.deciding_rule(s); r >= 0)
+      ++used[std::size_t(r)];
+    else
+      default_decides = true;
   Program out;
   out.default_config = p.default_config;
   for (std::size_t i = 0; i < p.rules.size(); ++i)
     if (used[i] >= min_shapes) out.rules.push_back(p.rules[i]);
   // A default that decides none of the shapes is an untested guess too: the last rule's config
   // (which was timed) takes its place, and that rule goes (its shapes keep their config).
-  const bool default_used = std::any_of(shapes.begin(), shapes.end(),
-                                        [&](const Shape& s) { return out.deciding_rule(s) < 0; });
+  // With min_shapes <= 1 every rule that decides a shape stays, so each shape keeps its
+  // deciding rule and the default decides in `out` the shapes it decided in p.
+  const bool default_used =
+      min_shapes <= 1 ? default_decides
+                      : std::any_of(shapes.begin(), shapes.end(),
+                                    [&](const Shape& s) { return out.deciding_rule(s) < 0; });
   if (!default_used && !out.rules.empty()) {
     out.default_config = out.rules.back().config;
     out.rules.pop_back();

@@ -12,6 +12,12 @@ namespace tv {
 
 std::vector<StaticIssue> static_check(const Program& p, const Gpu& g,
                                       const std::vector<DType>& dtypes) {
+  // One pass over the rules (live_branches), not effective_region per rule (quadratic).
+  return static_check(p, live_branches(p), g, dtypes);
+}
+
+std::vector<StaticIssue> static_check(const Program& p, const LiveBranches& live, const Gpu& g,
+                                      const std::vector<DType>& dtypes) {
   std::vector<StaticIssue> out;
   std::unordered_map<Config, std::optional<std::string>> verdict; // one check per distinct config
   auto check = [&](int rule, const Config& c) {
@@ -24,8 +30,6 @@ std::vector<StaticIssue> static_check(const Program& p, const Gpu& g,
         }
     if (it->second) out.push_back({rule, c, *it->second});
   };
-  // One pass over the rules (live_branches), not effective_region per rule (quadratic).
-  const LiveBranches live = live_branches(p);
   for (std::size_t i : live.rules)
     check(int(i), p.rules[i].config);
   if (live.default_live) check(-1, p.default_config);
