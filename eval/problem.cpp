@@ -82,7 +82,7 @@ TimeTable with_vendor_column(const TimeTable& t, const TimingBackend& backend,
                                    t.shapes()[r].K, dtype_name(t.shapes()[r].dtype)));
     vendor[r] = *v;
   }
-  xt::xtensor<double, 2> times({rows, cols + 1});
+  TimeMatrix times(rows, cols + 1);
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < cols; ++c)
       times(r, c) = t.time(r, c);

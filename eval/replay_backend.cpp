@@ -353,7 +353,7 @@ std::optional<std::string> ReplayBackend::cannot_time(const Config& c, DType d) 
 }
 
 TimeTable ReplayBackend::table(const std::vector<Shape>& shapes) {
-  xt::xtensor<double, 2> times({shapes.size(), space_.size()});
+  TimeMatrix times(shapes.size(), space_.size());
   for (std::size_t r = 0; r < shapes.size(); ++r)
     for (std::size_t c = 0; c < space_.size(); ++c) {
       const Measurement m = lookup(shapes[r], space_[c], 0);

@@ -81,10 +81,10 @@ struct TimeTable::Columns {
 };
 
 TimeTable::TimeTable(std::vector<Shape> shapes, std::vector<Config> configs,
-                     xt::xtensor<double, 2> times, bool ignore_amd_knobs)
+                     TimeMatrix times, bool ignore_amd_knobs)
     : shapes_(std::move(shapes)), configs_(std::move(configs)), times_(std::move(times)),
       ignore_knobs_(ignore_amd_knobs) {
-  if (times_.shape()[0] != shapes_.size() || times_.shape()[1] != configs_.size())
+  if (times_.rows() != shapes_.size() || times_.columns() != configs_.size())
     throw std::invalid_argument("TimeTable: times array does not match shapes x configs");
   index();
   oracle_.assign(shapes_.size(), -1);
@@ -199,7 +199,7 @@ TimeTable build_model_table(const std::vector<Shape>& shapes, const Gpu& g,
   constexpr std::size_t kModelColumnCacheBytes = std::size_t(64) << 20;
   if (shapes.size() * nc > dense_limit)
     return TimeTable(shapes, std::move(configs), std::move(cell), true, kModelColumnCacheBytes);
-  xt::xtensor<double, 2> times({shapes.size(), nc});
+  TimeMatrix times(shapes.size(), nc);
   for_each_row(shapes.size(), nc, "time table", [&](std::size_t s) {
     for (std::size_t c = 0; c < nc; ++c)
       times(s, c) = cell(shapes[s], c);

@@ -3,6 +3,7 @@
 #include "ir/config.hpp"
 #include "ir/shape.hpp"
 #include "models/gpu.hpp"
+#include "models/time_matrix.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -10,7 +11,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-#include <xtensor/xtensor.hpp>
 
 namespace tv {
 
@@ -29,7 +29,7 @@ public:
   /// Takes ownership of the data; `times` must be shapes.size() x configs.size().
   /// With `ignore_amd_knobs`, lookups strip waves_per_eu / matrix_instr_nonkdim / kpack
   /// (for backends whose timing does not depend on them) and `configs` must have none set.
-  TimeTable(std::vector<Shape> shapes, std::vector<Config> configs, xt::xtensor<double, 2> times,
+  TimeTable(std::vector<Shape> shapes, std::vector<Config> configs, TimeMatrix times,
             bool ignore_amd_knobs);
   /// A table whose cells `cell` computes when they are looked up, for problems too large to
   /// store. `cell` must be pure and thread-safe (the same cell always gives the same bits), so
@@ -46,7 +46,7 @@ public:
   /// True when every cell is stored; false for a computed table.
   bool dense() const { return columns_ == nullptr; }
   /// The raw array (shapes x configs) of a dense table (empty for a computed one).
-  const xt::xtensor<double, 2>& times() const { return times_; }
+  const TimeMatrix& times() const { return times_; }
   /// Time of shape row `s` with config column `c`.
   double time(std::size_t s, std::size_t c) const {
     return columns_ ? computed_time(s, c) : times_(s, c);
@@ -69,7 +69,7 @@ private:
 
   std::vector<Shape> shapes_;
   std::vector<Config> configs_;
-  xt::xtensor<double, 2> times_;
+  TimeMatrix times_;
   bool ignore_knobs_;
   std::unordered_map<Config, int> config_index_;
   std::unordered_map<std::string, int> shape_index_;

@@ -20,7 +20,7 @@ TimeTable two_by_two(double weight_a, double weight_b) {
   b.name.assign(1, 'b');
   a.weight = weight_a;
   b.weight = weight_b;
-  xt::xtensor<double, 2> t = {{2.0, 1.0}, {1.0, 2.0}};
+  TimeMatrix t = {{2.0, 1.0}, {1.0, 2.0}};
   return TimeTable({a, b}, {test::cfg(128, 128, 64, 4, 3, 8), test::cfg(64, 64, 32, 4, 3, 8)},
                    std::move(t), false);
 }

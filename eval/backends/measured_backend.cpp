@@ -157,7 +157,7 @@ std::vector<Measurement> MeasuredBackend::time_vendor(const std::vector<Shape>& 
 
 TimeTable MeasuredBackend::table(const std::vector<Shape>& shapes) {
   const std::vector<Config> configs = store_->configs();
-  xt::xtensor<double, 2> times({shapes.size(), configs.size()});
+  TimeMatrix times(shapes.size(), configs.size());
   for (std::size_t r = 0; r < shapes.size(); ++r)
     for (std::size_t c = 0; c < configs.size(); ++c) {
       const auto m = store_->find(shapes[r], configs[c], false, 0);
