@@ -37,7 +37,7 @@ void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
   cmd.add_option("--rule-penalty", rule_penalty,
                  "the search ranks programs by train speedup x (1 - X)^rules, so a rule must win "
                  "more than that to stay (guards against fitting measurement noise); default 0 on "
-                 "the analytic model and 0.02 on recorded or measured timings (0 with --folds)")
+                 "the analytic model and 0.01 on recorded or measured timings (0 with --folds)")
       ->check(number_in(0, 0.5));
 }
 
@@ -50,6 +50,21 @@ void add_folds_option(CLI::App& cmd, int& folds) {
                  "score")
       ->check(CLI::IsMember({0, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
       ->capture_default_str();
+}
+
+void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation) {
+  const auto off = [&cmd](const char* name, bool& flag, const char* help) {
+    cmd.add_flag_callback(
+        name, [&flag] { flag = false; }, help);
+  };
+  off("--searched-thresholds", place_thresholds,
+      "return the searched program's thresholds as they are (by default each one moves between "
+      "the training values it separates, near the middle of the gap in log space; no training "
+      "shape changes its config)");
+  off("--no-refit-validation", refit_validation,
+      "return the searched program even where a decision tree refitted on the run's own "
+      "measurements does better on held-out folds of the training shapes (by default such a "
+      "tree is the result when its gain exceeds one standard error; no kernel runs either way)");
 }
 
 void check_report_dir(const std::string& out) {

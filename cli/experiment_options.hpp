@@ -22,8 +22,12 @@ void add_stagnation_option(CLI::App& cmd, long long& stagnation);
 /// the training shapes; checked before each program is evaluated).
 void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 /// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
-/// default, means 0 on the analytic model and 0.02 on recorded or measured timings).
+/// default, means 0 on the analytic model and 0.01 on recorded or measured timings).
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
+/// What decides the program a run returns: --searched-thresholds (threshold placement off,
+/// EvolutionOptions::place_thresholds) and --no-refit-validation (refit validation off,
+/// EvolutionOptions::refit_validation).
+void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation);
 /// --folds K: model selection's cross-validation folds (0 = off).
 void add_folds_option(CLI::App& cmd, int& folds);
 

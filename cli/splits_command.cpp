@@ -80,6 +80,8 @@ nlohmann::json to_json(const SplitStudyResult& r) {
        std::isfinite(r.mean_tree_gap_se) ? nlohmann::json(r.mean_tree_gap_se) : nlohmann::json()},
       {"splits_at_least_tree", r.splits_at_least_tree},
       {"folds", r.options.folds},
+      {"place_thresholds", r.options.place_thresholds},
+      {"refit_validation", r.options.refit_validation},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
       {"max_kernel_run_fraction", r.max_kernel_fraction}};
@@ -116,6 +118,7 @@ void add_splits_command(CLI::App& app) {
   add_kernel_run_budget_option(*cmd, o->study.kernel_runs);
   add_rule_penalty_option(*cmd, o->study.rule_penalty);
   add_folds_option(*cmd, o->study.folds);
+  add_result_options(*cmd, o->study.place_thresholds, o->study.refit_validation);
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
       ->check(integer_in(1, 100000))
       ->capture_default_str();

@@ -12,6 +12,7 @@
 #include "evolve/evolution_detail.hpp"
 #include "evolve/mutators/reply_parser.hpp"
 #include "evolve/refit.hpp"
+#include "evolve/refit_validation.hpp"
 #include "eval/decision_tree.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
@@ -26,6 +27,7 @@
 #include "models/json_text.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -535,6 +537,37 @@ EvolutionResult Evolution::run() {
 
 // ---------------------------------------------------------------- results
 
+void Evolution::validate_refit_result(EvolutionResult& r) const {
+  const State& s = *s_;
+  std::vector<ShapeFeedback> feedback;
+  std::vector<double> searched_log, weights;
+  const auto times = s.eval.cached_times(s.best.program, problem_->train_rows);
+  for (std::size_t i = 0; i < problem_->train_rows.size(); ++i) {
+    const std::size_t row = problem_->train_rows[i];
+    ShapeFeedback f;
+    f.shape = s.train_shapes[i];
+    f.measured = s.eval.fastest(row, std::numeric_limits<std::size_t>::max());
+    f.expert_seconds = s.eval.cached_time(row, problem_->expert.choose(f.shape));
+    f.seconds = f.expert_seconds;
+    if (!(f.expert_seconds > 0 && std::isfinite(f.expert_seconds) && std::isfinite(times[i])))
+      return; // nothing to compare with (a pair the run never timed)
+    searched_log.push_back(std::log(f.expert_seconds / times[i]));
+    weights.push_back(std::max(0.0, f.shape.weight));
+    feedback.push_back(std::move(f));
+  }
+  // Folds mirror the split: with test sizes unseen (random-mnk), a held-out size is unseen too.
+  r.refit = validate_refit(feedback, problem_->spec.tree_leaves, kRefitFolds, options_.seed,
+                           problem_->spec.split == "random-mnk");
+  r.refit_verdict = compare_refit(r.refit, searched_log, weights);
+  if (!r.refit_verdict.tree_wins) return;
+  r.best.program = measured_tree(r.refit_verdict.leaves);
+  r.best.id = 0;
+  r.best_reply.clear();
+  r.best_diff.clear();
+  r.best_op = "refit";
+  r.selected_from = fmt::format("tree {}", r.refit_verdict.leaves);
+}
+
 EvolutionResult Evolution::finish() {
   State& s = *s_;
   EvolutionResult r;
@@ -569,6 +602,14 @@ EvolutionResult Evolution::finish() {
       r.best.program = std::move(placed.program);
       r.placement = std::move(placed.changes);
     }
+  } else {
+    if (options_.refit_validation) validate_refit_result(r);
+    if (options_.place_thresholds) {
+      PlacedThresholds placed =
+          place_thresholds(r.best.program, s.train_shapes, problem_->gpu.units);
+      r.best.program = std::move(placed.program);
+      r.placement = std::move(placed.changes);
+    }
   }
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
@@ -587,6 +628,20 @@ EvolutionResult Evolution::finish() {
     // The last checkpoint excludes the end event, so resuming a finished run rewrites the
     // same files.
     write_checkpoint();
+    if (r.best.program != s.best.program) {
+      // The result is not the searched best as its new_best event showed it: thresholds placed,
+      // or model selection's choice. Viewers show this one.
+      nlohmann::json e{{"event", "result"},
+                       {"n", s.done},
+                       {"id", r.best.id},
+                       {"score", selection_score(r.best_train.speedup_vs_expert, r.best.program)},
+                       {"op", r.selected_from == "front" ? "placement" : r.best_op}};
+      if (s.viewer) {
+        e.update(s.viewer->best_fields(r.best.program));
+        s.viewer->write_per_shape(dir_, r.best.id, r.best.program);
+      }
+      s.events->write(e);
+    }
     nlohmann::json end{{"event", "end"},
                        {"programs", s.done},
                        {"stop", s.stop_reason},

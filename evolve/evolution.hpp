@@ -18,6 +18,7 @@
 #include "evolve/lineage.hpp"
 #include "evolve/model_selection.hpp"
 #include "evolve/mutator.hpp"
+#include "evolve/refit_validation.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -31,7 +32,10 @@
 namespace tv {
 
 /// The rule penalty on recorded or measured timings (see EvolutionOptions::rule_penalty).
-inline constexpr double kNoisyRulePenalty = 0.02;
+inline constexpr double kNoisyRulePenalty = 0.01;
+
+/// Folds of refit validation (EvolutionOptions::refit_validation).
+inline constexpr int kRefitFolds = 5;
 
 /// Knobs of one run; all have defaults.
 struct EvolutionOptions {
@@ -71,6 +75,17 @@ struct EvolutionOptions {
   /// refitted on the run's measurements). 0: the result is the best training score. Measured
   /// (README, "Model selection"): it has not beaten the default on the public protocols yet.
   int folds = 0;
+  /// The result's thresholds are moved between the training values they separate, near the
+  /// middle of the gap in log space (ir/threshold_placement.hpp): the same decision on every
+  /// training shape, and unseen shapes in a gap go by its middle rather than by whichever edge
+  /// the search left the cut on. Off: the searched program is returned as it is.
+  bool place_thresholds = true;
+  /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
+  /// measurements are cross-validated over folds of the training shapes, and the best one
+  /// becomes the result when its held-out gain over the searched program's training figure
+  /// exceeds one standard error. No kernel runs: only pairs the run timed are read. Not with
+  /// folds > 0 (model selection decides there).
+  bool refit_validation = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;
@@ -128,9 +143,13 @@ struct EvolutionResult {
   /// The decision-tree baseline fitted on the pairs this run timed, no others (the tree a
   /// user with the same kernel runs would get), with the problem's leaf limit.
   Program cost_matched_tree;
-  /// "front": the result is the front's choice; "tree N": cross-validation preferred a tree of
-  /// N leaves refitted on the run's measurements (measured_tree) to every choice of the front.
+  /// "front": the result is the front's choice (the searched best without folds); "tree N":
+  /// cross-validation (folds or refit validation) preferred a tree of N leaves refitted on the
+  /// run's measurements (measured_tree).
   std::string selected_from = "front";
+  /// Refit validation's figures (folds = 0 when it did not run) and its verdict.
+  RefitValidation refit;
+  RefitVerdict refit_verdict;
 };
 
 /// One run.
@@ -165,6 +184,9 @@ private:
   /// True once the run has timed as many pairs as options().kernel_runs allows.
   bool kernel_runs_spent() const;
   struct Child;
+  /// Refit validation: makes the best cross-validated tree on the run's measurements the
+  /// result `r` when it beats the searched program (see EvolutionOptions::refit_validation).
+  void validate_refit_result(EvolutionResult& r) const;
   /// Runs cross-validation (model_selection.hpp) and hands what it timed to the run.
   void select_model();
   EvolutionResult loop();

@@ -27,6 +27,8 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"rule_penalty", rule_penalty},
                    {"confirm_samples", confirm_samples},
                    {"folds", folds},
+                   {"place_thresholds", place_thresholds},
+                   {"refit_validation", refit_validation},
                    {"database",
                     {{"islands", database.islands},
                      {"island_capacity", database.island_capacity},
@@ -82,6 +84,11 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
   // Runs written before model selection returned their best training score: no folds.
   o.folds = j.contains("folds") ? get_field<int>(j, "folds", w) : 0;
+  // Runs written before threshold placement returned the searched program (with folds, placed).
+  o.place_thresholds =
+      j.contains("place_thresholds") ? get_field<bool>(j, "place_thresholds", w) : false;
+  o.refit_validation =
+      j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
   if (c.contains("analytic_probes"))
     o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
   return o;

@@ -3,6 +3,7 @@
 #include "eval/cascade.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
+#include "evolve/refit_validation.hpp"
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
 #include "ir/rng.hpp"
@@ -61,22 +62,6 @@ ModelSelection ModelSelection::from_json(const nlohmann::json& j) {
   return m;
 }
 
-namespace {
-
-/// The training rows dealt into `k` folds after a seeded shuffle.
-std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,
-                                                 std::uint64_t seed) {
-  Rng rng(hash_mix(seed, 0x666f6c6473ULL)); // "folds"
-  rng.shuffle(rows);
-  std::vector<std::vector<std::size_t>> folds(static_cast<std::size_t>(k));
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    folds[i % std::size_t(k)].push_back(rows[i]);
-  for (auto& f : folds)
-    std::sort(f.begin(), f.end());
-  return folds;
-}
-
-} // namespace
 
 ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
                               const EvolutionOptions& options) {

@@ -8,6 +8,7 @@
 #include "ir/text.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace tv {
@@ -34,7 +35,16 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"rules", r.best.program.rules.size()},
                {"simplified_rules", r.best_simplified.rules.size()},
                {"op", r.best_op},
-               {"diff", r.best_diff}};
+               {"diff", r.best_diff},
+               {"placed_thresholds", r.placement}};
+  if (r.refit.folds > 0)
+    j["refit_validation"] = {{"folds", r.refit.folds},
+                             {"leaves", r.refit.leaves},
+                             {"held_out_speedup", r.refit.held_out},
+                             {"best_leaves", r.refit_verdict.leaves},
+                             {"gain", r.refit_verdict.gain},
+                             {"standard_error", r.refit_verdict.standard_error},
+                             {"tree_chosen", r.refit_verdict.tree_wins}};
   if (r.selection.folds > 0) {
     j["selection"] = r.selection.to_json(false);
     j["selection"]["searched_best"] = {{"id", r.best_searched.id},
@@ -123,6 +133,21 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                      r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  if (r.refit_verdict.tree_wins)
+    out += fmt::format(
+        "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
+        "the searched program: on held-out folds of the training shapes ({} folds) it gains "
+        "{:+.2f}% over the searched program's training figure, more than one standard error "
+        "({:.2f}%; --no-refit-validation keeps the searched program).\n\n",
+        r.refit_verdict.leaves, r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
+        100 * r.refit_verdict.standard_error);
+  if (r.selection.folds == 0 && !r.placement.empty()) {
+    out += "Its thresholds were moved between the training values they separate (every training "
+           "shape keeps its config; --searched-thresholds keeps them as searched):\n";
+    for (const std::string& line : r.placement)
+      out += "  " + line + "\n";
+    out += "\n";
+  }
   out += selection_text(r);
   const Counters& c = r.counters;
   TextTable cost({"cost", "count"});

@@ -105,9 +105,10 @@ nlohmann::json ViewerData::per_shape(std::uint64_t id, const Program& best) cons
 }
 
 void ViewerData::write_per_shape(const std::string& dir, std::uint64_t id, const Program& best) {
-  if (id == written_id_) return;
+  if (id == written_id_ && best == written_program_) return;
   atomic_write(dir + "/per_shape.json", per_shape(id, best).dump() + "\n");
   written_id_ = id;
+  written_program_ = best;
 }
 
 } // namespace tv

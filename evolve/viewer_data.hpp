@@ -24,13 +24,15 @@ public:
   nlohmann::json best_fields(const Program& best) const;
   /// The per_shape.json document for program `id` (see the README's run directory section).
   nlohmann::json per_shape(std::uint64_t id, const Program& best) const;
-  /// Writes dir/per_shape.json atomically when `id` differs from the last one written.
+  /// Writes dir/per_shape.json atomically when `id` or `best` differs from the last one written
+  /// (a run's result keeps the searched best's id when only its thresholds moved).
   void write_per_shape(const std::string& dir, std::uint64_t id, const Program& best);
 
 private:
   const Problem* problem_;
   std::vector<MethodResult> baselines_;
   std::uint64_t written_id_ = 0;
+  Program written_program_;
 };
 
 } // namespace tv

@@ -84,6 +84,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.stagnation = options.stagnation;
       spec.options.rule_penalty = options.rule_penalty;
       spec.options.folds = options.folds;
+      spec.options.place_thresholds = options.place_thresholds;
+      spec.options.refit_validation = options.refit_validation;
       spec.options.kernel_runs = options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
@@ -177,8 +179,10 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           : std::string(),
       options.kernel_runs.any() ? ", " + options.kernel_runs.describe() : std::string(),
       MockLlm::name_for(options.mutator),
-      options.rule_penalty >= 0 ? fmt::format(", rule penalty {:g}", options.rule_penalty)
-                                : std::string(),
+      (options.rule_penalty >= 0 ? fmt::format(", rule penalty {:g}", options.rule_penalty)
+                                 : std::string()) +
+          (options.place_thresholds ? std::string() : ", thresholds as searched") +
+          (options.refit_validation ? std::string() : ", no refit validation"),
       options.problem.vendor_dispatch
           ? " Programs may return the vendor library (--vendor-dispatch), and every fraction is "
             "of min(oracle, vendor library) per shape."

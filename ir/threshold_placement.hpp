@@ -1,9 +1,10 @@
 #pragma once
 /// Thresholds that generalize: a comparison's threshold moved into the middle of the gap
 /// between the neighbouring training values it separates (in log space, as shapes grow
-/// geometrically), at the roundest value there. Every training shape keeps its decision; only
-/// shapes that fall inside a gap (unseen ones) can go another way than before, and they go by
-/// the middle of the gap rather than by whichever edge the search happened to leave the cut on.
+/// geometrically), at the roundest value near that middle. Every run's result is placed so. Every
+/// training shape keeps its decision; only shapes that fall inside a gap (unseen ones) can go
+/// another way than before, and they go by the middle of the gap rather than by whichever edge the
+/// search happened to leave the cut on.
 #include "ir/program.hpp"
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 namespace tv {
 
 /// The cut t (a <= t < b, so `x <= t` keeps a and drops b) between neighbouring training values
-/// a < b: the roundest value in the middle half of [a, b) in log space (powers of two first,
+/// a < b: the roundest value in the middle tenth of [a, b) in log space (powers of two first,
 /// then 3 x a power of two, then multiples of the largest power of two that has one there; for
 /// tile counts with units > 0, multiples of half the GPU's units first), nearest the geometric
 /// mean on ties; the geometric mean itself when no such value lies there.

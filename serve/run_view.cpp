@@ -112,6 +112,7 @@ void RunView::reset_events() {
   static_reasons_.clear();
   nodes_.clear();
   bests_.clear();
+  result_.reset();
   ended_ = false;
   end_ = json::object();
   devices_.reset();
@@ -177,13 +178,13 @@ void RunView::apply_program(const json& e) {
     nodes_[std::uint64_t(*id)] = {*n, std::uint64_t(parent), *train, intern_op(*op)};
 }
 
-void RunView::apply_new_best(const json& e) {
+std::optional<BestPoint> RunView::best_point(const json& e) {
   const auto n = count(e, "n");
   const auto id = count(e, "id");
   const auto score = number(e, "score");
   if (!n || !id || !score) {
     ++bad_events_;
-    return;
+    return std::nullopt;
   }
   BestPoint b;
   b.n = *n;
@@ -194,10 +195,16 @@ void RunView::apply_new_best(const json& e) {
   b.train_of_oracle = number(e, "train_of_oracle");
   b.test_of_oracle = number(e, "test_of_oracle");
   b.program = str(e, "program", 1u << 20).value_or("");
+  return b;
+}
+
+void RunView::apply_new_best(const json& e) {
+  std::optional<BestPoint> b = best_point(e);
+  if (!b) return;
   // Only the latest best's text is shown: an earlier one is dropped (a 200 MB events file
   // carries hundreds of MB of them).
   if (!bests_.empty()) std::string().swap(bests_.back().program);
-  bests_.push_back(std::move(b));
+  bests_.push_back(std::move(*b));
   ++total_.new_best;
   ++per_op_[intern_op(bests_.back().op)].new_best;
 }
@@ -210,6 +217,8 @@ void RunView::apply(const json& e) {
     apply_program(e);
   } else if (*kind == "new_best") {
     apply_new_best(e);
+  } else if (*kind == "result") {
+    if (auto b = best_point(e); b && !bests_.empty()) result_ = std::move(*b);
   } else if (*kind == "start") {
     start_ = scalars(e, {"seed", "budget", "mutator", "train_shapes", "test_shapes"});
   } else if (*kind == "end") {
@@ -269,7 +278,7 @@ void RunView::update() {
 std::pair<std::string, std::string> RunView::best_text() const {
   if (bests_.empty()) return {"", ""};
   const BestPoint& b = best();
-  if (!b.program.empty()) return {b.program, "new_best event"};
+  if (!b.program.empty()) return {b.program, result_ ? "result event" : "new_best event"};
   if (b.op == "seed" && !expert_.empty()) return {expert_, "the expert (config.json)"};
   if (ended_ && best_file_.content() && count(end_, "best_id") == (long long)b.id)
     return {*best_file_.content(), "best.py"};

@@ -73,9 +73,13 @@ private:
   void apply(const nlohmann::json& e);
   void apply_program(const nlohmann::json& e);
   void apply_new_best(const nlohmann::json& e);
+  /// A new_best or result event as a point; nullopt (counted as a bad event) when malformed.
+  std::optional<BestPoint> best_point(const nlohmann::json& e);
   std::uint16_t intern_op(const std::string& op);
   void read_config();
-  const BestPoint& best() const { return bests_.back(); }
+  /// The run's result when its end wrote one (thresholds placed, or model selection's
+  /// choice), else the latest new best.
+  const BestPoint& best() const { return result_ ? *result_ : bests_.back(); }
   /// The best program's text and where it came from ("" when no file has it yet).
   std::pair<std::string, std::string> best_text() const;
   nlohmann::json lineage() const;
@@ -101,6 +105,7 @@ private:
   std::map<std::string, long long> static_reasons_;
   std::unordered_map<std::uint64_t, Node> nodes_; ///< fully evaluated programs (lineage)
   std::vector<BestPoint> bests_;
+  std::optional<BestPoint> result_; ///< from the "result" event (not a point of the timeline)
   bool ended_ = false;
   nlohmann::json end_ = nlohmann::json::object();
   DeviceView devices_; ///< a measured run's devices and poison pairs

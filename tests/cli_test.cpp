@@ -273,3 +273,47 @@ TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one 
   REQUIRE(s.status == 0);
   CHECK(s.out.find("1 rule; 1 after removing dead and redundant rules") != std::string::npos);
 }
+
+TEST_CASE("cli: evolve places thresholds between training values, --searched-thresholds does not") {
+  const Run placed = run("evolve --budget 300 --json");
+  const Run searched = run("evolve --budget 300 --searched-thresholds --json");
+  REQUIRE(placed.status == 0);
+  REQUIRE(searched.status == 0);
+  const auto a = nlohmann::json::parse(placed.out);
+  const auto b = nlohmann::json::parse(searched.out);
+  CHECK_FALSE(a["best"]["placed_thresholds"].empty());
+  CHECK(b["best"]["placed_thresholds"].empty());
+  CHECK(a["best"]["program"] != b["best"]["program"]);
+  // Every training shape keeps its config, so the training figures agree.
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
+        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
+  const Run text = run("evolve --budget 300");
+  REQUIRE(text.status == 0);
+  CHECK(text.out.find("Its thresholds were moved between the training values") !=
+        std::string::npos);
+}
+
+TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {
+  const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
+                           "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "
+                           "--max-kernel-runs 27% --json";
+  const Run with = run(args);
+  const Run without = run(args + " --no-refit-validation");
+  REQUIRE(with.status == 0);
+  REQUIRE(without.status == 0);
+  const auto a = nlohmann::json::parse(with.out);
+  const auto b = nlohmann::json::parse(without.out);
+  // On split 0 of the A100 HuggingFace GEMMs the tree on the run's pairs validates: its
+  // held-out gain is more than one standard error.
+  REQUIRE(a.contains("refit_validation"));
+  CHECK(a["refit_validation"]["tree_chosen"] == true);
+  CHECK(a["refit_validation"]["gain"].get<double>() >
+        a["refit_validation"]["standard_error"].get<double>());
+  CHECK(a["best"]["op"] == "refit");
+  CHECK_FALSE(b.contains("refit_validation"));
+  CHECK(a["best"]["program"] != b["best"]["program"]);
+  // The same search and the same kernel runs either way: validation reads measured pairs only.
+  CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]);
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() >
+        b["train"]["speedup_vs_expert"].get<double>());
+}

@@ -4,6 +4,7 @@
 #include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
 #include "ir/text.hpp"
+#include "ir/threshold_placement.hpp"
 #include "support/fixtures.hpp"
 
 #include <doctest/doctest.h>
@@ -294,4 +295,47 @@ TEST_CASE("evolution: the feedback's best config is the one that ran in the best
   Evolution(*p, m, o).run();
   CHECK(m.checked > 1000);
   CHECK(m.improved > 0); // some parents are beaten on some shapes by earlier programs
+}
+
+TEST_CASE("evolution: the result's thresholds sit between training values, decisions kept") {
+  const Problem& p = tv::test::lecture_problem("mi300x");
+  std::vector<Shape> train;
+  for (std::size_t r : p.train_rows)
+    train.push_back(p.shape(r));
+  auto run = [&](bool place) {
+    MockLlm m(p.gpu);
+    EvolutionOptions o;
+    o.budget = 1000;
+    o.place_thresholds = place;
+    o.refit_validation = false;
+    Evolution evo(p, m, o);
+    return evo.run();
+  };
+  const EvolutionResult placed = run(true);
+  const EvolutionResult searched = run(false);
+  // The same search either way; only the returned program differs, and only off the
+  // training shapes.
+  CHECK(placed.best_searched.program == searched.best.program);
+  CHECK(searched.placement.empty());
+  REQUIRE_FALSE(placed.placement.empty());
+  CHECK(placed.best.program != searched.best.program);
+  for (const Shape& s : train)
+    CHECK(placed.best.program.choose(s) == searched.best.program.choose(s));
+  CHECK(placed.best_train.speedup_vs_expert ==
+        doctest::Approx(searched.best_train.speedup_vs_expert));
+  // Placing again moves nothing: every cut is already at its place.
+  CHECK(place_thresholds(placed.best.program, train, p.gpu.units).changes.empty());
+  // The option travels with the run's configuration; older runs (no key) read back unplaced.
+  EvolutionOptions o;
+  o.place_thresholds = false;
+  CHECK_FALSE(EvolutionOptions::from_json(o.to_json()).place_thresholds);
+  auto j = EvolutionOptions{}.to_json();
+  CHECK(EvolutionOptions::from_json(j).place_thresholds);
+  j.erase("place_thresholds");
+  CHECK_FALSE(EvolutionOptions::from_json(j).place_thresholds);
+  o.refit_validation = false;
+  CHECK_FALSE(EvolutionOptions::from_json(o.to_json()).refit_validation);
+  CHECK(EvolutionOptions::from_json(EvolutionOptions{}.to_json()).refit_validation);
+  j.erase("refit_validation");
+  CHECK_FALSE(EvolutionOptions::from_json(j).refit_validation);
 }

@@ -108,10 +108,13 @@ TEST_CASE("a run with model selection returns what cross-validation preferred") 
   }
 }
 
-TEST_CASE("without folds the run returns the best training score, as before") {
+TEST_CASE("without folds, placement or refit validation the run returns the best training score") {
   const Problem& p = test::lecture_problem("h100");
   MockLlm m(p.gpu);
-  const EvolutionResult r = Evolution(p, m, options(2, 0)).run();
+  EvolutionOptions o = options(2, 0);
+  o.place_thresholds = false;
+  o.refit_validation = false;
+  const EvolutionResult r = Evolution(p, m, o).run();
   CHECK(r.selection.folds == 0);
   CHECK(r.best.id == r.best_searched.id);
   CHECK(r.best.program == r.best_searched.program);

@@ -193,7 +193,7 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
     }
   CHECK(stopped.report.intro.find("stops after 30 programs without a new best") !=
         std::string::npos);
-  // A rule penalty of 0 lets rules stay that the default 0.02 (recorded timings) removes.
+  // A rule penalty of 0 lets rules stay that the default 0.01 (recorded timings) removes.
   o.stagnation = 0;
   o.rule_penalty = 0;
   const SplitStudyResult free = run_split_study(o);

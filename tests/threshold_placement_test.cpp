@@ -26,27 +26,29 @@ Program parse(const std::string& text) {
 
 } // namespace
 
-TEST_CASE("cut_between lies in the gap, in its middle half in log space, at a round value") {
-  CHECK(cut_between(128, 256) == 192); // 3 x 64, the roundest between 152 and 215
-  CHECK(cut_between(64, 1024) == 256); // a power of two near the geometric mean
+TEST_CASE("cut_between lies in the gap, in its middle tenth in log space, at a round value") {
+  CHECK(cut_between(128, 256) == 176); // 11 x 16, the roundest between 175 and 187
+  CHECK(cut_between(64, 1024) == 256); // a power of two at the geometric mean
   CHECK(cut_between(100, 101) == 100); // no room: the lower value
   CHECK(cut_between(1572864, 2097152) == 1835008); // 7 x 2^18
+  CHECK(cut_between(1000, 1100) == 1048); // no round value nearby: near the geometric mean
   for (std::int64_t a : {1, 2, 3, 7, 16, 100, 1000, 4095, 65536})
     for (std::int64_t b : {a + 1, a + 2, a + 3, 2 * a + 1, 10 * a, 1000 * a}) {
       const std::int64_t t = cut_between(a, b);
       CHECK(t >= a);
       CHECK(t < b);
-      if (b - a >= 8) { // wide enough for the middle half to hold an integer
-        const double lo = std::exp(std::log(double(a)) + (std::log(double(b)) - std::log(double(a))) / 4);
-        CHECK(double(t) >= std::floor(lo));
+      const double la = std::log(double(a)), lb = std::log(double(b));
+      if (b - a >= 8) { // wide enough for the window to matter
+        CHECK(double(t) >= std::floor(std::exp(la + (lb - la) * 0.45)));
+        CHECK(double(t) <= std::ceil(std::exp(la + (lb - la) * 0.55)));
       }
     }
 }
 
 TEST_CASE("cut_between prefers whole and half waves for tile counts") {
-  // 132 units: between 100 and 200 tiles, a whole wave (132) wins over a power of two (128).
-  CHECK(cut_between(100, 200, true, 132) == 132);
-  CHECK(cut_between(100, 200, false, 132) == 128);
+  // 132 units: between 106 and 159 tiles, a whole wave (132) wins over a power of two (128).
+  CHECK(cut_between(106, 159, true, 132) == 132);
+  CHECK(cut_between(106, 159, false, 132) == 128);
 }
 
 TEST_CASE("place_thresholds keeps every training decision and moves cuts to the gap's middle") {

@@ -1,0 +1,149 @@
+#include "evolve/refit_validation.hpp"
+
+#include "eval/decision_tree.hpp"
+#include "evolve/refit.hpp"
+#include "ir/hash.hpp"
+#include "ir/rng.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace tv {
+
+std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,
+                                                 std::uint64_t seed) {
+  Rng rng(hash_mix(seed, 0x666f6c6473ULL)); // "folds"
+  rng.shuffle(rows);
+  std::vector<std::vector<std::size_t>> folds(static_cast<std::size_t>(std::max(k, 1)));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    folds[i % folds.size()].push_back(rows[i]);
+  for (auto& f : folds)
+    std::sort(f.begin(), f.end());
+  return folds;
+}
+
+namespace {
+
+/// The log speedup over the expert of choosing `c` on shape `f` by its measurements: the
+/// measured time, else the shape's fastest measured time times `penalty`.
+double log_speedup(const ShapeFeedback& f, const Config& c, double penalty) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [secs, config] : f.measured) {
+    if (!(std::isfinite(secs) && secs > 0)) continue;
+    if (config == c) return std::log(f.expert_seconds / secs);
+    best = std::min(best, secs);
+  }
+  if (!std::isfinite(best)) best = f.seconds;
+  return std::log(f.expert_seconds / (best * penalty));
+}
+
+} // namespace
+
+RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
+                               int folds, std::uint64_t seed, bool group_sizes) {
+  RefitValidation out;
+  const std::size_t n = feedback.size();
+  const int k = std::min<int>(folds, int(n / 2));
+  if (k < 2 || max_leaves < 1) return out;
+  for (const ShapeFeedback& f : feedback)
+    if (!(f.expert_seconds > 0) || f.measured.empty()) return out;
+  // With group_sizes, folds of sizes, not of shapes: the layouts and dtypes of one (M, N, K)
+  // stay together, so a held-out shape's size is unseen.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> group_of;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Shape& s = feedback[i].shape;
+    const auto key = group_sizes
+                         ? std::make_tuple(s.M, s.N, s.K)
+                         : std::make_tuple(std::int64_t(i), std::int64_t(0), std::int64_t(0));
+    const auto [it, fresh] = group_of.try_emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  const int kg = std::min<int>(k, int(groups.size() / 2));
+  if (kg < 2) return out;
+  std::vector<std::size_t> ids(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    ids[g] = g;
+  std::vector<std::vector<std::size_t>> dealt;
+  for (const auto& fold : deal_folds(ids, kg, seed)) {
+    dealt.emplace_back();
+    for (std::size_t g : fold)
+      dealt.back().insert(dealt.back().end(), groups[g].begin(), groups[g].end());
+  }
+  RefitChoice choice;
+  choice.features = default_tree_features();
+  double weight_total = 0;
+  for (const ShapeFeedback& f : feedback)
+    weight_total += std::max(0.0, f.shape.weight);
+  if (!(weight_total > 0)) return out;
+  out.folds = kg;
+  for (int leaves = 1; leaves <= max_leaves; ++leaves) {
+    choice.max_leaves = leaves;
+    double sum = 0;
+    std::vector<double> logs(n, 0.0);
+    for (const auto& held : dealt) {
+      choice.use.assign(n, true);
+      for (std::size_t i : held)
+        choice.use[i] = false;
+      const auto tree = refit_program(feedback, choice);
+      for (std::size_t i : held) {
+        const ShapeFeedback& f = feedback[i];
+        const double w = std::max(0.0, f.shape.weight);
+        // No tree (nothing measured on the other folds): the expert's own time.
+        logs[i] = tree ? log_speedup(f, tree->choose(f.shape), choice.penalty) : 0.0;
+        sum += w * logs[i];
+      }
+    }
+    out.leaves.push_back(leaves);
+    out.held_out_log.push_back(std::move(logs));
+    out.held_out.push_back(std::exp(sum / weight_total));
+    if (out.best_leaves == 0 || out.held_out.back() > out.best_held_out) {
+      out.best_leaves = leaves;
+      out.best_held_out = out.held_out.back();
+    }
+  }
+  return out;
+}
+
+RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& searched_log,
+                           const std::vector<double>& weights) {
+  RefitVerdict out;
+  out.leaves = v.best_leaves;
+  if (v.folds == 0 || v.best_leaves < 1) return out;
+  const std::vector<double>& tree = v.held_out_log[std::size_t(v.best_leaves - 1)];
+  if (tree.size() != searched_log.size() || weights.size() != tree.size()) return out;
+  double w_sum = 0, w2_sum = 0, mean = 0;
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    w_sum += weights[i];
+    w2_sum += weights[i] * weights[i];
+    mean += weights[i] * (tree[i] - searched_log[i]);
+  }
+  if (!(w_sum > 0)) return out;
+  mean /= w_sum;
+  double var = 0; // weighted variance of the per-shape differences
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    const double d = tree[i] - searched_log[i] - mean;
+    var += weights[i] * d * d;
+  }
+  var /= w_sum;
+  // Standard error of a weighted mean: sqrt(var * sum w^2) / sum w.
+  out.gain = mean;
+  out.standard_error = std::sqrt(var * w2_sum) / w_sum;
+  out.tree_wins = mean > out.standard_error;
+  return out;
+}
+
+std::vector<std::string> refit_validation_lines(const RefitValidation& v) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.leaves.size(); ++i)
+    out.push_back(fmt::format("tree of {} leaves: {:.4f}x held out{}", v.leaves[i], v.held_out[i],
+                              v.leaves[i] == v.best_leaves ? " (best)" : ""));
+  return out;
+}
+
+} // namespace tv

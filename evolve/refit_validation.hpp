@@ -1,0 +1,59 @@
+#pragma once
+/// Refit validation: whether a decision tree refitted on a run's own measurements should be
+/// the run's result instead of the searched program, judged from the training shapes alone and
+/// without one more kernel run. Each leaf limit's tree is cross-validated over folds of the
+/// training shapes (fitted on the other folds' measurements, scored on the held-out shapes with
+/// the times the run measured; a pair it never timed counts as the refit's assumed slowdown of
+/// the shape's fastest, so an unmeasured choice never flatters the tree). The tree wins only
+/// when that held-out estimate beats the searched program's *training* figure, which is an
+/// optimistic estimate for the searched program: a conservative comparison.
+#include "evolve/mutator.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// What refit validation measured.
+struct RefitValidation {
+  int folds = 0;                ///< 0: too few shapes or measurements, nothing was validated
+  std::vector<int> leaves;      ///< the leaf limits tried
+  std::vector<double> held_out; ///< per leaf limit: held-out speedup over the expert
+  int best_leaves = 0;          ///< the leaf limit with the best held-out speedup
+  double best_held_out = 0;     ///< its held-out speedup
+  /// Per leaf limit, per training shape: the held-out log speedup over the expert.
+  std::vector<std::vector<double>> held_out_log;
+};
+
+/// The paired comparison of a refitted tree with the searched program.
+struct RefitVerdict {
+  bool tree_wins = false; ///< the tree's held-out gain beats one standard error
+  int leaves = 0;         ///< the leaf limit compared (RefitValidation::best_leaves)
+  double gain = 0;        ///< weighted mean of held-out log speedup minus the searched one's
+  double standard_error = 0;
+};
+
+/// Compares the best tree of `v` with the searched program's per-shape *training* log speedups
+/// `searched_log` (one per feedback shape, weighted by the shapes' `weights`): the tree wins
+/// when its mean paired gain exceeds one standard error of that mean (the one-standard-error
+/// rule: the incumbent stays unless the challenger is clearly better).
+RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& searched_log,
+                           const std::vector<double>& weights);
+
+/// The training rows dealt into `k` folds after a shuffle seeded by `seed` (each fold sorted).
+std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,
+                                                 std::uint64_t seed);
+
+/// Cross-validates trees of 1 to `max_leaves` leaves refitted on `feedback` (one entry per
+/// training shape: its measured configs and its expert time, expert_seconds > 0) over `folds`
+/// folds dealt with `seed`. `group_sizes`: the shapes of one (M, N, K) (its layouts and dtypes)
+/// stay in one fold, so a held-out size is unseen (as a split by size tests); else shapes are
+/// dealt one by one. Deterministic.
+RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
+                               int folds, std::uint64_t seed, bool group_sizes);
+
+/// One line per leaf limit, for reports ("tree of 3 leaves: 1.0421x held out").
+std::vector<std::string> refit_validation_lines(const RefitValidation& v);
+
+} // namespace tv
