@@ -83,11 +83,9 @@ std::string diff_text_of(const std::string& reply, const std::string& parent_tex
                                         : format_diff(diff_lines(parent_text, print_program(child)));
 }
 
-/// A decision tree fitted only on the pairs the run timed (refit.hpp: a pair it did not time
-/// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
-/// runs.
-Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
-                         const std::vector<Shape>& train_shapes, int leaves) {
+/// Per training shape, what the run measured on it (the fastest first).
+std::vector<ShapeFeedback> measured_feedback(const CascadeEvaluator& eval, const Problem& problem,
+                                             const std::vector<Shape>& train_shapes) {
   std::vector<ShapeFeedback> feedback;
   for (std::size_t i = 0; i < problem.train_rows.size(); ++i) {
     ShapeFeedback f;
@@ -95,6 +93,15 @@ Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
     f.measured = eval.fastest(problem.train_rows[i], std::numeric_limits<std::size_t>::max());
     feedback.push_back(std::move(f));
   }
+  return feedback;
+}
+
+/// A decision tree fitted only on the pairs the run timed (refit.hpp: a pair it did not time
+/// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
+/// runs.
+Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
+                         const std::vector<Shape>& train_shapes, int leaves) {
+  const std::vector<ShapeFeedback> feedback = measured_feedback(eval, problem, train_shapes);
   RefitChoice choice;
   choice.max_leaves = leaves;
   choice.features = default_tree_features();
@@ -537,35 +544,46 @@ EvolutionResult Evolution::run() {
 
 // ---------------------------------------------------------------- results
 
+namespace {
+
+/// Makes `tree`, refitted on the run's measurements with at most `leaves` leaves, the result.
+void adopt_tree(EvolutionResult& r, Program tree, int leaves) {
+  r.best.program = std::move(tree);
+  r.best.id = 0;
+  r.best_reply.clear();
+  r.best_diff.clear();
+  r.best_op = "refit";
+  r.selected_from = fmt::format("tree {}", leaves);
+}
+
+/// Moves the result's thresholds between the training values they separate, noting each move.
+void place_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units) {
+  PlacedThresholds placed = place_thresholds(r.best.program, train_shapes, units);
+  r.best.program = std::move(placed.program);
+  r.placement = std::move(placed.changes);
+}
+
+} // namespace
+
 void Evolution::validate_refit_result(EvolutionResult& r) const {
   const State& s = *s_;
-  std::vector<ShapeFeedback> feedback;
+  std::vector<ShapeFeedback> feedback = measured_feedback(s.eval, *problem_, s.train_shapes);
   std::vector<double> searched_log, weights;
   const auto times = s.eval.cached_times(s.best.program, problem_->train_rows);
-  for (std::size_t i = 0; i < problem_->train_rows.size(); ++i) {
-    const std::size_t row = problem_->train_rows[i];
-    ShapeFeedback f;
-    f.shape = s.train_shapes[i];
-    f.measured = s.eval.fastest(row, std::numeric_limits<std::size_t>::max());
-    f.expert_seconds = s.eval.cached_time(row, problem_->expert.choose(f.shape));
-    f.seconds = f.expert_seconds;
+  for (std::size_t i = 0; i < feedback.size(); ++i) {
+    ShapeFeedback& f = feedback[i];
+    f.expert_seconds = s.eval.cached_time(problem_->train_rows[i], problem_->expert.choose(f.shape));
     if (!(f.expert_seconds > 0 && std::isfinite(f.expert_seconds) && std::isfinite(times[i])))
       return; // nothing to compare with (a pair the run never timed)
     searched_log.push_back(std::log(f.expert_seconds / times[i]));
     weights.push_back(std::max(0.0, f.shape.weight));
-    feedback.push_back(std::move(f));
   }
   // Folds mirror the split: with test sizes unseen (random-mnk), a held-out size is unseen too.
   r.refit = validate_refit(feedback, problem_->spec.tree_leaves, kRefitFolds, options_.seed,
                            problem_->spec.split == "random-mnk");
   r.refit_verdict = compare_refit(r.refit, searched_log, weights);
-  if (!r.refit_verdict.tree_wins) return;
-  r.best.program = measured_tree(r.refit_verdict.leaves);
-  r.best.id = 0;
-  r.best_reply.clear();
-  r.best_diff.clear();
-  r.best_op = "refit";
-  r.selected_from = fmt::format("tree {}", r.refit_verdict.leaves);
+  if (r.refit_verdict.tree_wins)
+    adopt_tree(r, measured_tree(r.refit_verdict.leaves), r.refit_verdict.leaves);
 }
 
 EvolutionResult Evolution::finish() {
@@ -582,12 +600,7 @@ EvolutionResult Evolution::finish() {
     // measurements or the front's choice under the chosen charge.
     r.selection = *s.selection;
     if (s.selection->tree_leaves > 0) {
-      r.best.program = measured_tree(s.selection->tree_leaves);
-      r.best.id = 0;
-      r.best_reply.clear();
-      r.best_diff.clear();
-      r.best_op = "refit";
-      r.selected_from = fmt::format("tree {}", s.selection->tree_leaves);
+      adopt_tree(r, measured_tree(s.selection->tree_leaves), s.selection->tree_leaves);
     } else {
       if (const auto chosen = s.front.choose(s.selection->penalty);
           chosen && chosen->candidate.id != s.best.id) {
@@ -597,19 +610,11 @@ EvolutionResult Evolution::finish() {
         r.best_op = chosen->op;
       }
       // As cross-validation scored it: thresholds between the training values they separate.
-      PlacedThresholds placed =
-          place_thresholds(r.best.program, s.train_shapes, problem_->gpu.units);
-      r.best.program = std::move(placed.program);
-      r.placement = std::move(placed.changes);
+      place_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
     if (options_.refit_validation) validate_refit_result(r);
-    if (options_.place_thresholds) {
-      PlacedThresholds placed =
-          place_thresholds(r.best.program, s.train_shapes, problem_->gpu.units);
-      r.best.program = std::move(placed.program);
-      r.placement = std::move(placed.changes);
-    }
+    if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);
   }
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);

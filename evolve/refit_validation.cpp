@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -135,14 +134,6 @@ RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& 
   out.gain = mean;
   out.standard_error = std::sqrt(var * w2_sum) / w_sum;
   out.tree_wins = mean > out.standard_error;
-  return out;
-}
-
-std::vector<std::string> refit_validation_lines(const RefitValidation& v) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < v.leaves.size(); ++i)
-    out.push_back(fmt::format("tree of {} leaves: {:.4f}x held out{}", v.leaves[i], v.held_out[i],
-                              v.leaves[i] == v.best_leaves ? " (best)" : ""));
   return out;
 }
 

@@ -10,7 +10,6 @@
 #include "evolve/mutator.hpp"
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace tv {
@@ -52,8 +51,5 @@ std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, 
 /// dealt one by one. Deterministic.
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                int folds, std::uint64_t seed, bool group_sizes);
-
-/// One line per leaf limit, for reports ("tree of 3 leaves: 1.0421x held out").
-std::vector<std::string> refit_validation_lines(const RefitValidation& v);
 
 } // namespace tv

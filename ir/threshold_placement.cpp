@@ -43,9 +43,8 @@ std::int64_t cut_between(std::int64_t a, std::int64_t b, bool tile_count, int un
   const double lb = std::log(double(b));
   const double g = std::exp((la + lb) / 2);
   // The middle tenth of the gap in log space, as integers inside [a, b - 1]. (A wider window
-  // reads rounder but generalizes worse: with the middle half, the evolved programs' lead over
-  // the decision tree on 60 lecture splits fell from +1.2 / +0.9 points to +0.4 / -0.7, h100 /
-  // mi300x; see the README, "Thresholds between training values".)
+  // reads rounder but generalizes worse: the README's "Thresholds between training values"
+  // has the splits study that measured it.)
   const auto lo = std::max(a, std::int64_t(std::ceil(std::exp(la + (lb - la) * 0.45))));
   const auto hi = std::min(b - 1, std::int64_t(std::floor(std::exp(la + (lb - la) * 0.55))));
   std::optional<std::int64_t> best;
