@@ -369,7 +369,7 @@ bool DevicePool::send_job(std::size_t i, std::size_t j) {
   ++counters_.sent;
   const MeasureJob& job = j == kCanary ? *canary_ : (*jobs_)[j];
   if (!s.proc->send(format_measure_request(id, job))) {
-    fault(i, &PoolCounters::crashes, "its stdin is closed");
+    fault(i, &PoolCounters::crashes, "exited while measuring (its stdin is closed)");
     return false;
   }
   return true;
@@ -487,7 +487,8 @@ void DevicePool::pump(Clock::duration max_wait) {
       if (w.kind == 1) {
         s.proc->read_stderr();
       } else if (w.kind == 2) {
-        if (!s.proc->flush()) fault(w.slot, &PoolCounters::crashes, "its stdin broke");
+        if (!s.proc->flush())
+          fault(w.slot, &PoolCounters::crashes, "exited while measuring (its stdin broke)");
       } else {
         std::vector<std::string> lines;
         const auto res = s.proc->read_stdout(lines);
