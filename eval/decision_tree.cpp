@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 namespace tv {
 
@@ -118,12 +119,15 @@ public:
     return best;
   }
 
-  Program fit() {
+  /// The tree of at most max_leaves leaves; with `each`, also the tree after every split (and
+  /// the one-leaf tree) in growth order, padded with the last when growth stops early.
+  Program fit(std::vector<Program>* each = nullptr) {
     std::vector<Node> leaves(1);
     leaves[0].items.resize(shapes_.size());
     std::iota(leaves[0].items.begin(), leaves[0].items.end(), std::size_t(0));
     std::tie(leaves[0].config, leaves[0].cost) = leaf(leaves[0].items);
     leaves[0].split = best_split(leaves[0]);
+    if (each) each->push_back(program_of(leaves));
     while (int(leaves.size()) < std::max(1, o_.max_leaves)) {
       std::ptrdiff_t pick = -1;
       for (std::size_t k = 0; k < leaves.size(); ++k)
@@ -152,16 +156,26 @@ public:
       // Keep leaves in tree order (left before right) so the program reads like the tree.
       leaves.insert(leaves.begin() + pick, std::move(r));
       leaves.insert(leaves.begin() + pick, std::move(l));
+      if (each) each->push_back(program_of(leaves));
     }
-    Program p;
-    const auto& configs = configs_;
-    for (std::size_t k = 0; k + 1 < leaves.size(); ++k)
-      p.rules.push_back(Rule{leaves[k].path, configs[std::size_t(leaves[k].config)]});
-    p.default_config = configs[std::size_t(leaves.back().config)];
-    return simplify(p);
+    if (each) {
+      while (int(each->size()) < std::max(1, o_.max_leaves))
+        each->push_back(each->back());
+      return each->back();
+    }
+    return program_of(leaves);
   }
 
 private:
+  /// The leaves as a simplified program: one rule per leaf but the last, the default.
+  Program program_of(const std::vector<Node>& leaves) const {
+    Program p;
+    for (std::size_t k = 0; k + 1 < leaves.size(); ++k)
+      p.rules.push_back(Rule{leaves[k].path, configs_[std::size_t(leaves[k].config)]});
+    p.default_config = configs_[std::size_t(leaves.back().config)];
+    return simplify(p);
+  }
+
   const Shape& shape(std::size_t i) const { return shapes_[i]; }
 
   const std::vector<Shape>& shapes_;
@@ -250,13 +264,38 @@ std::string tree_features_text(const std::vector<Comparison>& features) {
   return out;
 }
 
-Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
-                 const std::vector<double>& cost, const TreeOptions& options) {
+namespace {
+
+/// `options` with the default features when it names none; throws std::invalid_argument
+/// (naming `who`) when the cost table is not shapes x configs or is empty.
+TreeOptions checked_tree_options(const std::vector<Shape>& shapes,
+                                 const std::vector<Config>& configs,
+                                 const std::vector<double>& cost, const TreeOptions& options,
+                                 const char* who) {
   if (shapes.empty() || configs.empty() || cost.size() != shapes.size() * configs.size())
-    throw std::invalid_argument("fit_tree: the cost table must be shapes x configs, non-empty");
+    throw std::invalid_argument(std::string(who) +
+                                ": the cost table must be shapes x configs, non-empty");
   TreeOptions o = options;
   if (o.features.empty()) o.features = default_tree_features();
+  return o;
+}
+
+} // namespace
+
+Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
+                 const std::vector<double>& cost, const TreeOptions& options) {
+  const TreeOptions o = checked_tree_options(shapes, configs, cost, options, "fit_tree");
   return TreeFitter<double>(shapes, configs, cost, o).fit();
+}
+
+std::vector<Program> fit_tree_sequence(const std::vector<Shape>& shapes,
+                                       const std::vector<Config>& configs,
+                                       const std::vector<double>& cost,
+                                       const TreeOptions& options) {
+  const TreeOptions o = checked_tree_options(shapes, configs, cost, options, "fit_tree_sequence");
+  std::vector<Program> each;
+  TreeFitter<double>(shapes, configs, cost, o).fit(&each);
+  return each;
 }
 
 namespace {

@@ -50,4 +50,11 @@ Program fit_decision_tree(const Scorer& train, const TreeOptions& options);
 Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
                  const std::vector<double>& cost, const TreeOptions& options);
 
+/// The trees fit_tree returns for 1, 2, ..., options.max_leaves leaves, from one growth: the
+/// tree grows best-first, so the tree of L leaves is the first L - 1 splits of the largest
+/// (element L - 1 equals fit_tree with max_leaves L).
+std::vector<Program> fit_tree_sequence(const std::vector<Shape>& shapes,
+                                       const std::vector<Config>& configs,
+                                       const std::vector<double>& cost, const TreeOptions& options);
+
 } // namespace tv

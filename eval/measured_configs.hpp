@@ -27,6 +27,9 @@ public:
   std::size_t size() const { return list_ ? list_->size() : 0; }
   bool empty() const { return size() == 0; }
   const Entry& operator[](std::size_t i) const { return (*list_)[i]; }
+  /// True when both hold the very same list (copies of one list, not two equal lists that
+  /// were built apart) or both are empty.
+  bool same_list(const MeasuredConfigs& o) const { return list_ == o.list_; }
   /// Appends an entry; the list is copied first when another holder shares it.
   void emplace_back(double seconds, const Config& config) {
     auto next = list_ ? std::make_shared<std::vector<Entry>>(*list_)

@@ -243,9 +243,10 @@ MutationRequest Evolution::make_request(const ParentSample& sample) {
   request.parent_score = sample.parent.score;
   const std::vector<std::size_t>& rows = problem_->train_rows;
   request.feedback.reserve(rows.size());
+  const std::vector<Config>& choices = s.choices_of(sample.parent);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Shape& sh = s.train_shapes[i];
-    const Config& chosen = sample.parent.program.choose(sh);
+    const Config& chosen = choices[i];
     const double time = s.eval.cached_time(rows[i], chosen);
     const bool parent_is_best = time <= s.best_times[i];
     request.feedback.push_back({sh, chosen, time, parent_is_best ? time : s.best_times[i],

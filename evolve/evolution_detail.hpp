@@ -80,6 +80,19 @@ struct Evolution::State {
     if (fresh) it->second = print_program(c.program);
     return it->second;
   }
+  /// The config each candidate chooses per training shape, by id (a parent's feedback needs
+  /// them each time it is sampled). Derived data: not in checkpoints.
+  std::unordered_map<std::uint64_t, std::vector<Config>> choices;
+  /// c.program's choice on each training shape, worked out once per candidate id.
+  const std::vector<Config>& choices_of(const Candidate& c) {
+    auto [it, fresh] = choices.try_emplace(c.id);
+    if (fresh) {
+      it->second.reserve(train_shapes.size());
+      for (const Shape& sh : train_shapes)
+        it->second.push_back(c.program.choose(sh));
+    }
+    return it->second;
+  }
   std::uint64_t next_id = 1;
   long long done = 0; ///< programs proposed (the seed is not counted)
   long long since_best = 0;

@@ -23,6 +23,7 @@ struct MeasuredTable {
   std::vector<Config> configs; ///< every config measured on some shape, in Config order
   std::vector<std::vector<std::pair<std::uint32_t, double>>> logt;
   std::vector<double> best;
+  std::vector<bool> best_from_seconds; ///< per shape: nothing measured, best is f.seconds
 };
 
 /// A cheap hash of a config for deduplicating within one refit (one finalizer, not one per
@@ -81,19 +82,65 @@ std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& fe
         b = std::min(b, secs);
         t.logt[i].emplace_back(column[first_seen[pair++]], std::log(secs));
       }
+    t.best_from_seconds.push_back(!std::isfinite(b));
     if (!std::isfinite(b)) b = f.seconds;
     t.best.push_back(std::isfinite(b) && b > 0 ? std::log(b) : 1e3);
   }
   return t;
 }
 
+/// The last table measured_table built on this thread and the feedback it was built from.
+/// Requests made between two measurements share their lists (MeasuredConfigs), so the mock
+/// LLM's refits and refit validation's folds mostly rebuild the same table. The cache holds
+/// the lists it was built from, so a matching list is the same list, never a new one at a
+/// freed address.
+struct MeasuredTableCache {
+  bool built = false;
+  std::vector<MeasuredConfigs> lists;
+  std::vector<Shape> shapes;
+  std::vector<double> seconds;
+  std::optional<MeasuredTable> table;
+
+  /// Whether `feedback` gives the table this cache holds: the same lists, the same shapes,
+  /// and the same parent times where a shape has nothing measured (measured_table uses them).
+  bool matches(const std::vector<ShapeFeedback>& feedback) const {
+    if (!built || feedback.size() != lists.size()) return false;
+    for (std::size_t i = 0; i < feedback.size(); ++i) {
+      const ShapeFeedback& f = feedback[i];
+      if (!lists[i].same_list(f.measured) || !(shapes[i] == f.shape)) return false;
+      const bool uses_seconds = !table || table->best_from_seconds[i];
+      if (uses_seconds && !(seconds[i] == f.seconds)) return false;
+    }
+    return true;
+  }
+};
+
+const std::optional<MeasuredTable>&
+cached_measured_table(const std::vector<ShapeFeedback>& feedback) {
+  thread_local MeasuredTableCache cache;
+  if (!cache.matches(feedback)) {
+    cache.table = measured_table(feedback);
+    cache.lists.clear();
+    cache.shapes.clear();
+    cache.seconds.clear();
+    for (const ShapeFeedback& f : feedback) {
+      cache.lists.push_back(f.measured);
+      cache.shapes.push_back(f.shape);
+      cache.seconds.push_back(f.seconds);
+    }
+    cache.built = true;
+  }
+  return cache.table;
+}
+
 double weight_of(const Shape& s) {
   return s.weight > 0 ? s.weight : 0.0;
 }
 
-/// The tree fitted on the shapes `use` marks (all when empty).
-std::optional<Program> fit(const MeasuredTable& t, const std::vector<bool>& use,
-                           const RefitChoice& choice) {
+/// The tree fitted on the shapes `choice.use` marks (all when empty); with `each`, the trees
+/// of 1 to choice.max_leaves leaves (fit_tree_sequence). Empty when no shape takes part.
+std::vector<Program> fit(const MeasuredTable& t, const RefitChoice& choice, bool each) {
+  const std::vector<bool>& use = choice.use;
   const std::size_t cols = t.configs.size();
   const double log_penalty = std::log(std::max(1.0 + 1e-9, choice.penalty));
   std::vector<Shape> shapes;
@@ -109,22 +156,32 @@ std::optional<Program> fit(const MeasuredTable& t, const std::vector<bool>& use,
     for (const auto& [c, v] : t.logt[i])
       cost[row + c] = w * v;
   }
-  if (shapes.empty()) return std::nullopt;
+  if (shapes.empty()) return {};
   TreeOptions o;
   o.max_leaves = choice.max_leaves;
   o.min_leaf_shapes = choice.min_leaf_shapes;
   o.features = choice.features;
   o.round_thresholds_units = choice.units;
-  return fit_tree(shapes, t.configs, cost, o);
+  if (each) return fit_tree_sequence(shapes, t.configs, cost, o);
+  return {fit_tree(shapes, t.configs, cost, o)};
 }
 
 } // namespace
 
 std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
                                      const RefitChoice& choice) {
-  const auto t = measured_table(feedback);
+  const auto& t = cached_measured_table(feedback);
   if (!t) return std::nullopt;
-  return fit(*t, choice.use, choice);
+  auto trees = fit(*t, choice, false);
+  if (trees.empty()) return std::nullopt;
+  return std::move(trees.back());
+}
+
+std::vector<Program> refit_sequence(const std::vector<ShapeFeedback>& feedback,
+                                    const RefitChoice& choice) {
+  const auto& t = cached_measured_table(feedback);
+  if (!t) return {};
+  return fit(*t, choice, true);
 }
 
 } // namespace tv

@@ -26,4 +26,8 @@ struct RefitChoice {
 /// The refitted program, or nullopt when the feedback holds no measurement to fit.
 std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
                                      const RefitChoice& choice);
+/// The refitted programs of 1, 2, ..., choice.max_leaves leaves from one fit (element L - 1 is
+/// refit_program with max_leaves L); empty when the feedback holds no measurement to fit.
+std::vector<Program> refit_sequence(const std::vector<ShapeFeedback>& feedback,
+                                    const RefitChoice& choice);
 } // namespace tv

@@ -81,20 +81,28 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
     weight_total += std::max(0.0, f.shape.weight);
   if (!(weight_total > 0)) return out;
   out.folds = kg;
+  // Per fold, the trees of 1 to max_leaves leaves from one fit on the other folds.
+  choice.max_leaves = max_leaves;
+  std::vector<std::vector<Program>> trees;
+  for (const auto& held : dealt) {
+    choice.use.assign(n, true);
+    for (std::size_t i : held)
+      choice.use[i] = false;
+    trees.push_back(refit_sequence(feedback, choice));
+  }
   for (int leaves = 1; leaves <= max_leaves; ++leaves) {
-    choice.max_leaves = leaves;
     double sum = 0;
     std::vector<double> logs(n, 0.0);
-    for (const auto& held : dealt) {
-      choice.use.assign(n, true);
-      for (std::size_t i : held)
-        choice.use[i] = false;
-      const auto tree = refit_program(feedback, choice);
-      for (std::size_t i : held) {
+    for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
+      const std::vector<Program>& fold_trees = trees[fold];
+      for (std::size_t i : dealt[fold]) {
         const ShapeFeedback& f = feedback[i];
         const double w = std::max(0.0, f.shape.weight);
         // No tree (nothing measured on the other folds): the expert's own time.
-        logs[i] = tree ? log_speedup(f, tree->choose(f.shape), choice.penalty) : 0.0;
+        logs[i] = fold_trees.empty()
+                      ? 0.0
+                      : log_speedup(f, fold_trees[std::size_t(leaves - 1)].choose(f.shape),
+                                    choice.penalty);
         sum += w * logs[i];
       }
     }

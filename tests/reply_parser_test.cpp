@@ -39,6 +39,15 @@ TEST_CASE("reply_parser: thinking sections are dropped, closed, unclosed or only
   CHECK(strip_thinking("drafts...</think>answer") == "answer"); // opening tag was in the prompt
   CHECK(strip_thinking("a</think>b</think>c") == "bc");
   CHECK(strip_thinking("no tags <thin> here") == "no tags <thin> here");
+  // A reply with comparisons but no tag comes back whole, nothing counted as removed.
+  removed = 7;
+  const std::string program = "if M <= 16 and N < 4096:\n    return x  # M <T\n";
+  CHECK(strip_thinking(program, &removed) == program);
+  CHECK(removed == 0);
+  CHECK(strip_thinking("a<table>b</tr>c", &removed) == "a<table>b</tr>c");
+  CHECK(removed == 0);
+  CHECK(strip_thinking("x <= 1 <THINK>y</THINK>", &removed) == "x <= 1 ");
+  CHECK(removed == 16);
 }
 
 TEST_CASE("reply_parser: a draft diff inside thinking does not count, the answer's does") {

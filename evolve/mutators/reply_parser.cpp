@@ -112,6 +112,19 @@ std::string_view reply_kind_name(ReplyKind k) {
 }
 
 std::string strip_thinking(std::string_view reply, std::size_t* removed) {
+  // Every tag starts "<t" or "</t" (either case): a reply without one is returned as it is,
+  // without the lower-case copy (the mock LLM's replies, and most models').
+  bool maybe_tag = false;
+  for (std::size_t p = reply.find('<'); p != std::string_view::npos && !maybe_tag;
+       p = reply.find('<', p + 1)) {
+    std::size_t q = p + 1;
+    if (q < reply.size() && reply[q] == '/') ++q;
+    maybe_tag = q < reply.size() && (reply[q] == 't' || reply[q] == 'T');
+  }
+  if (!maybe_tag) {
+    if (removed) *removed = 0;
+    return std::string(reply);
+  }
   const std::string low = lower(reply);
   std::string out;
   std::size_t pos = 0, dropped = 0;
