@@ -21,8 +21,8 @@ namespace {
 constexpr std::string_view kVersionPrefix = "# tilevolve-measurements";
 constexpr std::size_t kFields = 17;
 constexpr std::size_t kFieldsV2 = 23;
-constexpr std::int64_t kMaxSize = kMaxShapeDim;
-constexpr std::string_view kLayouts[] = {"NN", "NT", "TN", "TT"};
+constexpr std::int64_t kCacheMaxSize = kMaxShapeDim;
+constexpr std::string_view kCacheLayouts[] = {"NN", "NT", "TN", "TT"};
 
 /// Splits a CSV line into fields, undoing "..." quoting; returns an error text instead when
 /// a quote is not closed or is followed by something other than a comma.
@@ -111,9 +111,9 @@ double parse_seconds(std::string_view field, std::string_view source, int line) 
 /// M, N, K and dtype from fields f[i..i+3].
 void parse_shape(const std::vector<std::string>& f, std::size_t i, Shape& s,
                  std::string_view source, int line) {
-  s.M = parse_int_field(f[i], "M", 1, kMaxSize, source, line);
-  s.N = parse_int_field(f[i + 1], "N", 1, kMaxSize, source, line);
-  s.K = parse_int_field(f[i + 2], "K", 1, kMaxSize, source, line);
+  s.M = parse_int_field(f[i], "M", 1, kCacheMaxSize, source, line);
+  s.N = parse_int_field(f[i + 1], "N", 1, kCacheMaxSize, source, line);
+  s.K = parse_int_field(f[i + 2], "K", 1, kCacheMaxSize, source, line);
   const auto d = parse_dtype(f[i + 3]);
   if (!d)
     fail_at_line(source, line,
@@ -196,7 +196,8 @@ MeasurementRecord parse_row_v2(const std::vector<std::string>& f, std::string_vi
   check_text(f[2], "worker", source, line);
   check_text(f[22], "detail", source, line);
   parse_shape(f, 3, r.shape, source, line);
-  if (std::find(std::begin(kLayouts), std::end(kLayouts), f[7]) == std::end(kLayouts))
+  if (std::find(std::begin(kCacheLayouts), std::end(kCacheLayouts), f[7]) ==
+      std::end(kCacheLayouts))
     fail_at_line(source, line,
                  fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", f[7]));
   r.shape.layout = f[7];

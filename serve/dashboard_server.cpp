@@ -18,7 +18,7 @@ namespace tv {
 
 namespace {
 
-void text(httplib::Response& res, int status, const std::string& body) {
+void reply_text(httplib::Response& res, int status, const std::string& body) {
   res.status = status;
   res.set_content(body + "\n", "text/plain; charset=utf-8");
 }
@@ -38,7 +38,7 @@ void send_file(httplib::Response& res, const std::filesystem::path& path, const 
   f->in.open(path, std::ios::binary);
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (!f->in || ec) return text(res, 404, "cannot read " + path.filename().string());
+  if (!f->in || ec) return reply_text(res, 404, "cannot read " + path.filename().string());
   auto provide = [f](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
     if (f->chunk.empty()) f->chunk.resize(kFileChunk);
     f->in.clear();
@@ -55,7 +55,7 @@ void send_file(httplib::Response& res, const std::filesystem::path& path, const 
 
 void send_asset(httplib::Response& res, const std::string& name) {
   const auto a = find_asset(name);
-  if (!a) return text(res, 404, "no asset named " + name);
+  if (!a) return reply_text(res, 404, "no asset named " + name);
   res.status = 200;
   res.set_content(std::string(a->content), std::string(a->content_type).c_str());
 }
@@ -109,12 +109,12 @@ void DashboardServer::add_routes() {
   });
   s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     if (req.method != "GET" && req.method != "HEAD") {
-      text(res, 405, "only GET and HEAD are served");
+      reply_text(res, 405, "only GET and HEAD are served");
       return httplib::Server::HandlerResponse::Handled;
     }
     if (has_encoded_separator(req.target) || has_dot_component(req.path) ||
         req.path.find('\\') != std::string::npos || req.path.find('\0') != std::string::npos) {
-      text(res, 403, "refused: the path is outside what this server serves");
+      reply_text(res, 403, "refused: the path is outside what this server serves");
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
@@ -139,8 +139,8 @@ void DashboardServer::add_routes() {
   s.Get(R"(/run/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     const std::string name = req.matches[1];
     if (const std::string why = component_problem(name); !why.empty())
-      return text(res, 403, "refused run name: " + why);
-    if (index_.run_dir(name).empty()) return text(res, 404, "no run named " + name);
+      return reply_text(res, 403, "refused run name: " + why);
+    if (index_.run_dir(name).empty()) return reply_text(res, 404, "no run named " + name);
     send_asset(res, "run.html");
   });
   s.Get(R"(/assets/([^/]+))", [](const httplib::Request& req, httplib::Response& res) {
@@ -149,25 +149,25 @@ void DashboardServer::add_routes() {
   s.Get("/lib/chart.js", [](const httplib::Request&, httplib::Response& res) {
     const auto path = find_chart_library();
     if (!path)
-      return text(res, 404,
-                  "Chart.js is not installed: apt-get install libjs-chart.js (or set "
-                  "TILEVOLVE_CHARTJS to its chart.min.js)");
+      return reply_text(res, 404,
+                        "Chart.js is not installed: apt-get install libjs-chart.js (or set "
+                        "TILEVOLVE_CHARTJS to its chart.min.js)");
     send_file(res, *path, "text/javascript; charset=utf-8");
   });
   s.Get(R"(/files/([^/]+)/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
     const std::string name = req.matches[1], rel = req.matches[2];
     if (const std::string why = component_problem(name); !why.empty())
-      return text(res, 403, "refused run name: " + why);
+      return reply_text(res, 403, "refused run name: " + why);
     const auto dir = index_.run_dir(name);
-    if (dir.empty()) return text(res, 404, "no run named " + name);
+    if (dir.empty()) return reply_text(res, 404, "no run named " + name);
     const ResolvedPath r = resolve_under(dir, rel);
-    if (!r.ok()) return text(res, r.status, r.why);
+    if (!r.ok()) return reply_text(res, r.status, r.why);
     // Run files are shown as text, never rendered: they are untrusted.
     send_file(res, r.path, "text/plain; charset=utf-8");
   });
   add_json_api(s, index_);
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) text(res, res.status, fmt::format("status {}", res.status));
+    if (res.body.empty()) reply_text(res, res.status, fmt::format("status {}", res.status));
   });
 }
 

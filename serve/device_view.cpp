@@ -18,13 +18,13 @@ std::string cut(std::string s, std::size_t max) {
 }
 
 /// A string field cut to `max` bytes, or "" when missing or not a string.
-std::string text(const json& j, const char* key, std::size_t max = kMaxText) {
+std::string text_field(const json& j, const char* key, std::size_t max = kMaxText) {
   const auto it = j.find(key);
   return it == j.end() || !it->is_string() ? std::string() : cut(it->get<std::string>(), max);
 }
 
 /// A non-negative integer field (saturated), or 0.
-long long count(const json& j, const char* key) {
+long long count_or_zero(const json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_number_integer()) return 0;
   if (it->is_number_unsigned())
@@ -50,7 +50,7 @@ DeviceView::Device* DeviceView::device(const json& e) {
     ++skipped_;
     return nullptr;
   }
-  const std::string id = text(e, "device", 64);
+  const std::string id = text_field(e, "device", 64);
   for (Device& d : devices_)
     if (d.id == id) return &d;
   if (devices_.size() >= kMaxViewDevices) {
@@ -68,9 +68,9 @@ bool DeviceView::apply(const std::string& kind, const json& e) {
     ++faults_;
     if (Device* d = device(e)) {
       ++d->faults;
-      ++d->kinds[known_kind(text(e, "kind", 32))];
-      d->restarts = std::max(d->restarts, count(e, "restarts"));
-      d->error = text(e, "error");
+      ++d->kinds[known_kind(text_field(e, "kind", 32))];
+      d->restarts = std::max(d->restarts, count_or_zero(e, "restarts"));
+      d->error = text_field(e, "error");
     }
   } else if (kind == "pair_retry") {
     any_ = true;
@@ -86,19 +86,19 @@ bool DeviceView::apply(const std::string& kind, const json& e) {
         for (const json& x : *it)
           if (x.is_string() && devices.size() < 16)
             devices.push_back(cut(x.get<std::string>(), 64));
-      poison_.push_back({{"shape", text(e, "shape", 200)},
-                         {"config", text(e, "config", 200)},
-                         {"device", text(e, "device", 64)},
+      poison_.push_back({{"shape", text_field(e, "shape", 200)},
+                         {"config", text_field(e, "config", 200)},
+                         {"device", text_field(e, "device", 64)},
                          {"devices", devices},
-                         {"strikes", count(e, "strikes")},
-                         {"error", text(e, "error")},
-                         {"stderr", text(e, "stderr")}});
+                         {"strikes", count_or_zero(e, "strikes")},
+                         {"error", text_field(e, "error")},
+                         {"stderr", text_field(e, "stderr")}});
     }
   } else if (kind == "device_retired") {
     any_ = true;
     if (Device* d = device(e)) {
       d->retired = true;
-      d->error = text(e, "reason");
+      d->error = text_field(e, "reason");
     }
   } else if (kind == "devices") {
     // The run's last word: what each device went through, as its summary says.
@@ -117,17 +117,17 @@ bool DeviceView::apply(const std::string& kind, const json& e) {
           continue;
         }
         Device d;
-        d.id = text(x, "id", 64);
+        d.id = text_field(x, "id", 64);
         d.retired = x.value("retired", false) == true;
-        d.restarts = count(x, "restarts");
-        d.faults = count(x, "faults");
-        d.poison = count(x, "poison");
-        d.measured = count(x, "measured");
+        d.restarts = count_or_zero(x, "restarts");
+        d.faults = count_or_zero(x, "faults");
+        d.poison = count_or_zero(x, "poison");
+        d.measured = count_or_zero(x, "measured");
         const auto k = x.find("fault_kinds");
         if (k != x.end() && k->is_object())
           for (const auto& [name, n] : k->items())
-            if (n.is_number_integer()) d.kinds[known_kind(name)] += count(*k, name.c_str());
-        d.error = text(x, d.retired ? "error" : "last_fault");
+            if (n.is_number_integer()) d.kinds[known_kind(name)] += count_or_zero(*k, name.c_str());
+        d.error = text_field(x, d.retired ? "error" : "last_fault");
         fresh.push_back(std::move(d));
       }
       devices_ = std::move(fresh);
@@ -137,7 +137,7 @@ bool DeviceView::apply(const std::string& kind, const json& e) {
     if (pool != e.end() && pool->is_object())
       for (const auto& [name, n] : pool->items())
         if (n.is_number_integer() && pool_.size() < 64)
-          pool_[name.substr(0, 32)] = count(*pool, name.c_str());
+          pool_[name.substr(0, 32)] = count_or_zero(*pool, name.c_str());
     // Runs written before the poison_pair events: the summary's lines.
     const auto poison = e.find("poison");
     if (poison_count_ == 0 && poison != e.end() && poison->is_array()) {

@@ -19,7 +19,7 @@ std::optional<double> positive(const json& j, const char* key) {
 }
 
 /// A string at `key` of at most `max` bytes, else "".
-std::string text(const json& j, const char* key, std::size_t max = 200) {
+std::string text_field_or_empty(const json& j, const char* key, std::size_t max = 200) {
   if (!j.is_object()) return "";
   const auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return "";
@@ -53,7 +53,7 @@ json fail(const std::string& why) {
 json per_shape_view(const std::string& raw) {
   const json doc = json::parse(raw, nullptr, false);
   if (doc.is_discarded()) return fail("per_shape.json is not JSON");
-  if (!doc.is_object() || text(doc, "format") != "tilevolve-per-shape")
+  if (!doc.is_object() || text_field_or_empty(doc, "format") != "tilevolve-per-shape")
     return fail("per_shape.json is not a tilevolve per-shape document");
   if (integer(doc, "version") != json(1))
     return fail("per_shape.json has an unsupported version (expected 1)");
@@ -64,10 +64,10 @@ json per_shape_view(const std::string& raw) {
   json methods = json::array();
   if (const auto it = doc.find("methods"); it != doc.end() && it->is_array())
     for (const json& m : *it) {
-      const std::string key = text(m, "key", 40);
+      const std::string key = text_field_or_empty(m, "key", 40);
       if (key.empty()) continue;
       methods.push_back({{"key", key},
-                         {"label", text(m, "label")},
+                         {"label", text_field_or_empty(m, "label")},
                          {"train", figures(m.value("train", json()))},
                          {"test", figures(m.value("test", json()))}});
     }
@@ -79,16 +79,19 @@ json per_shape_view(const std::string& raw) {
     if (!s.is_object()) return fail("per_shape.json: a shape entry is not an object");
     const json times = s.value("times", json::object());
     const json configs = s.value("configs", json::object());
-    json row{{"shape", text(s, "shape")},     {"M", integer(s, "M")},
-             {"N", integer(s, "N")},          {"K", integer(s, "K")},
-             {"dtype", text(s, "dtype", 16)}, {"layout", text(s, "layout", 4)},
-             {"split", text(s, "split", 16)}};
+    json row{{"shape", text_field_or_empty(s, "shape")},
+             {"M", integer(s, "M")},
+             {"N", integer(s, "N")},
+             {"K", integer(s, "K")},
+             {"dtype", text_field_or_empty(s, "dtype", 16)},
+             {"layout", text_field_or_empty(s, "layout", 4)},
+             {"split", text_field_or_empty(s, "split", 16)}};
     const auto w = positive(s, "weight");
     row["weight"] = w ? json(*w) : json();
     const auto expert = positive(times, "expert");
     json speedup = json::object(), cfg = json::object();
     for (const char* key : kPerShapeMethods) {
-      const std::string c = text(configs, key, 80);
+      const std::string c = text_field_or_empty(configs, key, 80);
       if (!c.empty()) cfg[key] = c;
       const auto t = positive(times, key);
       if (t || !c.empty()) speedup[key] = expert && t ? json(*expert / *t) : json();

@@ -35,7 +35,7 @@ std::optional<std::string> str(const json& j, const char* key, std::size_t max =
 }
 
 /// A non-negative integer field, or nullopt.
-std::optional<long long> count(const json& j, const char* key) {
+std::optional<long long> count_field(const json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_number_integer()) return std::nullopt;
   if (it->is_number_unsigned()) {
@@ -128,8 +128,8 @@ std::uint16_t RunView::intern_op(const std::string& op) {
 }
 
 void RunView::apply_program(const json& e) {
-  const auto n = count(e, "n");
-  const auto id = count(e, "id");
+  const auto n = count_field(e, "n");
+  const auto id = count_field(e, "id");
   const auto op = str(e, "op", 64);
   auto stage = str(e, "stage", 32);
   if (!n || !id || !op || !stage) {
@@ -137,10 +137,10 @@ void RunView::apply_program(const json& e) {
     return;
   }
   *stage = known_stage(*stage);
-  const auto parent = count(e, "parent").value_or(0);
+  const auto parent = count_field(e, "parent").value_or(0);
   const auto train = number(e, "train");
-  const long long runs = count(e, "kernel_runs").value_or(0);
-  const long long hits = count(e, "cache_hits").value_or(0);
+  const long long runs = count_field(e, "kernel_runs").value_or(0);
+  const long long hits = count_field(e, "cache_hits").value_or(0);
   total_.kernel_runs += runs;
   total_.cache_hits += hits;
   programs_ = std::max(programs_, *n);
@@ -179,8 +179,8 @@ void RunView::apply_program(const json& e) {
 }
 
 std::optional<BestPoint> RunView::best_point(const json& e) {
-  const auto n = count(e, "n");
-  const auto id = count(e, "id");
+  const auto n = count_field(e, "n");
+  const auto id = count_field(e, "id");
   const auto score = number(e, "score");
   if (!n || !id || !score) {
     ++bad_events_;
@@ -280,7 +280,7 @@ std::pair<std::string, std::string> RunView::best_text() const {
   const BestPoint& b = best();
   if (!b.program.empty()) return {b.program, result_ ? "result event" : "new_best event"};
   if (b.op == "seed" && !expert_.empty()) return {expert_, "the expert (config.json)"};
-  if (ended_ && best_file_.content() && count(end_, "best_id") == (long long)b.id)
+  if (ended_ && best_file_.content() && count_field(end_, "best_id") == (long long)b.id)
     return {*best_file_.content(), "best.py"};
   return {"", ""};
 }

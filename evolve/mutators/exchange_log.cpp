@@ -18,7 +18,7 @@ namespace tv {
 namespace {
 
 template <class T>
-T field(const nlohmann::json& j, const char* key, std::string_view source, int line) {
+T log_field(const nlohmann::json& j, const char* key, std::string_view source, int line) {
   const auto it = j.find(key);
   if (it == j.end()) throw InputError(fmt::format("{}:{}: field '{}' missing", source, line, key));
   // Checked before get<T>(): nlohmann casts a number out of T's range (undefined behaviour;
@@ -64,29 +64,29 @@ ExchangeRecord parse_record_line(std::string_view line, std::string_view source,
     throw InputError(
         fmt::format("{}:{}: not a JSON object (a corrupt exchange record)", source, n));
   ExchangeRecord r;
-  r.request = field<std::uint64_t>(j, "request", source, n);
-  r.model = field<std::string>(j, "model", source, n);
-  r.digest = field<std::string>(j, "digest", source, n);
+  r.request = log_field<std::uint64_t>(j, "request", source, n);
+  r.model = log_field<std::string>(j, "model", source, n);
+  r.digest = log_field<std::string>(j, "digest", source, n);
   const auto body = j.find("body");
   if (body == j.end()) throw InputError(fmt::format("{}:{}: field 'body' missing", source, n));
   r.body = body->is_string() ? body->get<std::string>() : body->dump();
   ChatAttempt& a = r.attempt;
-  a.attempt = field<int>(j, "attempt", source, n);
+  a.attempt = log_field<int>(j, "attempt", source, n);
   if (a.attempt < 0 || a.attempt > 1000)
     throw InputError(fmt::format("{}:{}: attempt {} out of range", source, n, a.attempt));
-  a.final = field<bool>(j, "final", source, n);
-  a.status = field<int>(j, "status", source, n);
-  const std::string outcome = field<std::string>(j, "outcome", source, n);
+  a.final = log_field<bool>(j, "final", source, n);
+  a.status = log_field<int>(j, "status", source, n);
+  const std::string outcome = log_field<std::string>(j, "outcome", source, n);
   if (!parse_failure_kind(outcome, a.failure))
     throw InputError(fmt::format("{}:{}: unknown outcome '{}'", source, n, excerpt(outcome, 40)));
-  a.error = field<std::string>(j, "error", source, n);
-  a.content = field<std::string>(j, "reply", source, n);
-  a.prompt_tokens = field<long long>(j, "prompt_tokens", source, n);
-  a.completion_tokens = field<long long>(j, "completion_tokens", source, n);
-  a.has_usage = field<bool>(j, "usage", source, n);
-  a.latency_s = field<double>(j, "latency_s", source, n);
-  a.retry_after_s = field<double>(j, "retry_after_s", source, n);
-  a.wait_s = field<double>(j, "wait_s", source, n);
+  a.error = log_field<std::string>(j, "error", source, n);
+  a.content = log_field<std::string>(j, "reply", source, n);
+  a.prompt_tokens = log_field<long long>(j, "prompt_tokens", source, n);
+  a.completion_tokens = log_field<long long>(j, "completion_tokens", source, n);
+  a.has_usage = log_field<bool>(j, "usage", source, n);
+  a.latency_s = log_field<double>(j, "latency_s", source, n);
+  a.retry_after_s = log_field<double>(j, "retry_after_s", source, n);
+  a.wait_s = log_field<double>(j, "wait_s", source, n);
   if (a.prompt_tokens < 0 || a.completion_tokens < 0 || a.latency_s < 0 || a.wait_s < 0)
     throw InputError(fmt::format("{}:{}: negative tokens, latency or wait", source, n));
   if (a.ok() && !a.final)

@@ -33,7 +33,7 @@ std::string literal(std::int64_t v) {
   return fmt::format("{}LL", v);
 }
 
-std::string term_text(const Comparison& t) {
+std::string cpp_term(const Comparison& t) {
   return fmt::format("{} {} {}", feature_call(t, "detail::output_size", "detail::tiles"),
                      cmp_op_text(t.op), literal(t.value));
 }
@@ -109,7 +109,7 @@ std::string export_cpp(const Program& p, const ExportInfo& info, const CppExport
   for (const auto& r : p.rules) {
     std::string cond;
     for (const auto& t : r.condition.terms)
-      cond += (cond.empty() ? "" : " && ") + term_text(t);
+      cond += (cond.empty() ? "" : " && ") + cpp_term(t);
     if (cond.empty()) cond = "true";
     out +=
         fmt::format("  if ({}) return {}; // {}\n", cond, config_text(r.config), r.config.brief());

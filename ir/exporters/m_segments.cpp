@@ -21,6 +21,8 @@ template <class F> std::int64_t first_at_least(F value_of, std::int64_t v, std::
   return lo;
 }
 
+} // namespace
+
 Shape shape_at(std::int64_t M, std::int64_t N, std::int64_t K) {
   Shape s;
   s.M = M;
@@ -28,8 +30,6 @@ Shape shape_at(std::int64_t M, std::int64_t N, std::int64_t K) {
   s.K = K;
   return s;
 }
-
-} // namespace
 
 std::vector<MSegment> m_segments(const Program& p, std::int64_t N, std::int64_t K,
                                  std::int64_t m_max) {

@@ -10,6 +10,9 @@
 
 namespace tv {
 
+/// The shape M x N x K with the defaults for everything else (dtype, layout, weight).
+Shape shape_at(std::int64_t M, std::int64_t N, std::int64_t K);
+
 /// M values lo..hi (inclusive) on which the program returns `config`.
 struct MSegment {
   std::int64_t lo = 1, hi = 1;

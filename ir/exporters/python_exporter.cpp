@@ -10,7 +10,7 @@ namespace python_export {
 
 namespace {
 
-std::string term_text(const Comparison& t) {
+std::string python_term(const Comparison& t) {
   return fmt::format("{} {} {}", feature_call(t, "_output_size", "_tiles"), cmp_op_text(t.op),
                      t.value);
 }
@@ -51,7 +51,7 @@ std::string decision_function(const Program& p, std::string_view name, std::stri
   for (const auto& r : p.rules) {
     std::string cond;
     for (const auto& t : r.condition.terms)
-      cond += (cond.empty() ? "" : " and ") + term_text(t);
+      cond += (cond.empty() ? "" : " and ") + python_term(t);
     if (cond.empty()) cond = "True";
     out += fmt::format("    if {}:\n        return {}  # {}\n", cond, value(r.config),
                        r.config.brief());

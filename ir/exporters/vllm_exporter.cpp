@@ -16,14 +16,6 @@ namespace {
 
 constexpr std::size_t kMaxListed = 8;
 
-Shape shape_at(std::int64_t M, std::int64_t N, std::int64_t K) {
-  Shape s;
-  s.M = M;
-  s.N = N;
-  s.K = K;
-  return s;
-}
-
 std::string range_text(std::int64_t lo, std::int64_t hi) {
   if (hi >= kDimMax) return fmt::format("{}..", lo);
   return lo == hi ? std::to_string(lo) : fmt::format("{}..{}", lo, hi);

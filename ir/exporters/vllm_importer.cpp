@@ -33,7 +33,7 @@ std::optional<std::int64_t> parse_key(std::string_view s) {
   return std::int64_t(v);
 }
 
-std::string range_text(std::int64_t lo, std::int64_t hi) {
+std::string m_range_text(std::int64_t lo, std::int64_t hi) {
   if (hi >= kDimMax) return fmt::format("M >= {}", std::max<std::int64_t>(lo, 1));
   if (lo <= 1) return fmt::format("M <= {}", hi);
   if (lo == hi) return fmt::format("M = {}", lo);
@@ -158,7 +158,7 @@ VllmImport import_vllm_config(const JsonDocument& doc, const VllmImportOptions& 
   }
   d.push_back("Key: M values it serves: config");
   for (std::size_t i = 0; i < ranges.size() && i < kMaxDescribedKeys; ++i)
-    d.push_back(fmt::format("  {}: {}: {}", ranges[i].key, range_text(ranges[i].lo, ranges[i].hi),
+    d.push_back(fmt::format("  {}: {}: {}", ranges[i].key, m_range_text(ranges[i].lo, ranges[i].hi),
                             configs[ranges[i].position].brief()));
   if (ranges.size() > kMaxDescribedKeys)
     d.push_back(fmt::format("  ... and {} more keys", ranges.size() - kMaxDescribedKeys));

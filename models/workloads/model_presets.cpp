@@ -48,7 +48,7 @@ struct LayerGemm {
   bool expert = false; ///< routed expert: M and the weight follow the routing
 };
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+std::int64_t preset_ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
@@ -255,7 +255,7 @@ std::vector<Shape> preset_shapes(const ModelPreset& m, int tp,
       if (g.expert) {
         const std::int64_t assignments = t * top_k;
         const std::int64_t active = std::min(experts, assignments);
-        s.M = ceil_div(assignments, active);
+        s.M = preset_ceil_div(assignments, active);
         s.weight = double(active) * double(g.layers);
       }
       s.name = fmt::format("{}:{}:M{}", model, g.name, s.M);
