@@ -38,12 +38,13 @@ struct MockLlmOptions {
   double waves_weight = 0.25;
   int refit_min_leaves = 1, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
   double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
-  double refit_feature_chance = 0.6; ///< chance each feature but M takes part in a refit
+  double refit_feature_chance = 0.6; ///< chance each feature takes part in a refit
   double refit_bootstrap = 0.5;      ///< chance a refit fits on a random 80% of the shapes
   /// Chance a refit puts its thresholds at round values (whole and half waves of the GPU for
   /// tile counts, powers of two otherwise) instead of halfway between training values.
   double refit_round = 1.0;
-  /// The features a refit may split on (M always; each other one in about 60% of refits).
+  /// The features a refit may split on (each in about 60% of refits; all of them when the draw
+  /// leaves none).
   std::vector<Comparison> refit_features{
       Comparison{Feature::M}, Comparison{Feature::MN}, Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
       Comparison{Feature::tiles, CmpOp::le, 0, 128, 128}};

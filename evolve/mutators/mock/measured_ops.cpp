@@ -26,8 +26,7 @@ RefitChoice draw_refit_choice(Ctx& x) {
   choice.penalty =
       o.refit_min_penalty + (o.refit_max_penalty - o.refit_min_penalty) * x.rng.uniform01();
   for (const Comparison& f : o.refit_features)
-    if (f.feature == Feature::M || x.rng.chance(o.refit_feature_chance))
-      choice.features.push_back(f);
+    if (x.rng.chance(o.refit_feature_chance)) choice.features.push_back(f);
   if (choice.features.empty()) choice.features = o.refit_features;
   return choice;
 }
