@@ -44,10 +44,13 @@ struct MockLlmOptions {
   /// tile counts, powers of two otherwise) instead of halfway between training values.
   double refit_round = 1.0;
   /// The features a refit may split on (each in about 60% of refits; all of them when the draw
-  /// leaves none).
-  std::vector<Comparison> refit_features{
-      Comparison{Feature::M}, Comparison{Feature::MN}, Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
-      Comparison{Feature::tiles, CmpOp::le, 0, 128, 128}};
+  /// leaves none). The order breaks ties: where two features split the training shapes the same
+  /// way, the tree takes the earlier one, so the output size and the tile counts (how the grid
+  /// fills the GPU, what decides an unseen shape's config) come before M.
+  std::vector<Comparison> refit_features{Comparison{Feature::MN},
+                                         Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
+                                         Comparison{Feature::tiles, CmpOp::le, 0, 128, 128},
+                                         Comparison{Feature::M}};
 };
 
 /// `options` with `space` set to the configs the problem's backend has recordings for when it
