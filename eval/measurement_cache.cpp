@@ -22,7 +22,6 @@ constexpr std::string_view kVersionPrefix = "# tilevolve-measurements";
 constexpr std::size_t kFields = 17;
 constexpr std::size_t kFieldsV2 = 23;
 constexpr std::int64_t kCacheMaxSize = kMaxShapeDim;
-constexpr std::string_view kCacheLayouts[] = {"NN", "NT", "TN", "TT"};
 
 /// Splits a CSV line into fields, undoing "..." quoting; returns an error text instead when
 /// a quote is not closed or is followed by something other than a comma.
@@ -196,8 +195,7 @@ MeasurementRecord parse_row_v2(const std::vector<std::string>& f, std::string_vi
   check_text(f[2], "worker", source, line);
   check_text(f[22], "detail", source, line);
   parse_shape(f, 3, r.shape, source, line);
-  if (std::find(std::begin(kCacheLayouts), std::end(kCacheLayouts), f[7]) ==
-      std::end(kCacheLayouts))
+  if (!is_shape_layout(f[7]))
     fail_at_line(source, line,
                  fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", f[7]));
   r.shape.layout = f[7];

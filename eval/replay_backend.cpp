@@ -22,11 +22,10 @@ using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std
 using PairKey = std::tuple<ShapeKey, Config, int>;
 
 /// The operand layouts a key can have; an unspecified layout means the first, NN.
-constexpr std::array<std::string_view, 4> kLayouts = {"NN", "NT", "TN", "TT"};
 
 /// The key of a shape: M, N, K, dtype and layout (empty = NN).
 ShapeKey key_of(const Shape& s) {
-  return {s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string(kLayouts.front()) : s.layout};
+  return {s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string(kShapeLayouts.front()) : s.layout};
 }
 
 /// The shape of a key (no name, weight 1); `with_layout` false leaves the layout unspecified.
@@ -185,8 +184,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
   } else if (looks_like_autoheuristic(first)) {
     autoheuristic_ = true;
     const bool all_layouts = filter.layout == "all";
-    if (!all_layouts &&
-        std::find(kLayouts.begin(), kLayouts.end(), filter.layout) == kLayouts.end())
+    if (!all_layouts && !is_shape_layout(filter.layout))
       throw InputError(
           fmt::format("replay layout must be all, NN, NT, TN or TT, got '{}'", filter.layout));
     const std::vector<DType> dtypes =
@@ -211,7 +209,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
             fmt::format("{}: measured on an NVIDIA GPU; '{}' is {}", file, gpu.name, gpu.vendor));
       for (const auto& r : data.rows) {
         // Strided operands ('S') are no layout a shape can name: never kept.
-        if (std::find(kLayouts.begin(), kLayouts.end(), r.layout) == kLayouts.end()) continue;
+        if (!is_shape_layout(r.layout)) continue;
         if (!all_layouts && r.layout != filter.layout) continue;
         if (!keeps(dtypes, r.dtype)) continue;
         if (r.dtype == DType::f32 && r.tf32 != filter.tf32) continue;

@@ -4,6 +4,12 @@
 
 namespace tv {
 
+bool is_shape_layout(std::string_view s) {
+  for (std::string_view l : kShapeLayouts)
+    if (s == l) return true;
+  return false;
+}
+
 int dtype_bytes(DType d) {
   switch (d) {
   case DType::f16:

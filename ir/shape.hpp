@@ -1,11 +1,18 @@
 #pragma once
 /// GEMM problem shapes: the input a tiling heuristic decides on.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace tv {
+
+/// The operand layouts a shape may name, one letter per operand (A then B); "NN" first (an
+/// empty layout means "NN").
+inline constexpr std::array<std::string_view, 4> kShapeLayouts = {"NN", "NT", "TN", "TT"};
+/// Whether `s` is one of kShapeLayouts (the empty string is not).
+bool is_shape_layout(std::string_view s);
 
 /// Element type of the GEMM operands.
 enum class DType { f16, bf16, f32, fp8 };

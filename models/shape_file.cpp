@@ -45,7 +45,6 @@ constexpr std::array<std::string_view, kColumns> kColumnNames = {"name",  "M",  
                                                                  "dtype", "weight", "layout"};
 
 /// The operand layouts a shape may name (see Shape::layout).
-constexpr std::array<std::string_view, 4> kLayouts = {"NN", "NT", "TN", "TT"};
 
 std::optional<Column> column_of(std::string_view field) {
   const std::string l = lower(field);
@@ -153,7 +152,7 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
     }
     if (index[kLayout] >= 0) {
       const std::string_view l = fields[index[kLayout]];
-      if (!l.empty() && std::find(kLayouts.begin(), kLayouts.end(), l) == kLayouts.end())
+      if (!l.empty() && !is_shape_layout(l))
         fail_at_line(source, line_no,
                      fmt::format("unknown layout '{}' (expected NN, NT, TN or TT)", l));
       s.layout = std::string(l);
@@ -208,8 +207,7 @@ std::string format_shape_csv(const std::vector<Shape>& shapes) {
           "cannot write shape name '{}' to CSV (no commas, line breaks, leading '#', or "
           "surrounding spaces)",
           name));
-    if (!s.layout.empty() &&
-        std::find(kLayouts.begin(), kLayouts.end(), s.layout) == kLayouts.end())
+    if (!s.layout.empty() && !is_shape_layout(s.layout))
       throw InputError(fmt::format(
           "cannot write shape '{}' to CSV: unknown layout '{}' (expected NN, NT, TN or TT)", name,
           s.layout));

@@ -20,8 +20,6 @@ constexpr int kMaxTileField = 1 << 16;
 /// Longest time a reply may report (anything longer is not a kernel time).
 constexpr double kMaxSeconds = 1e4;
 
-constexpr const char* kLayouts[] = {"NN", "NT", "TN", "TT"};
-
 /// Nesting depth of brackets outside strings (a cheap bound before parsing).
 int nesting_depth(std::string_view s) {
   int depth = 0, deepest = 0;
@@ -314,7 +312,7 @@ WorkerRequest parse_request(std::string_view line) {
     }
     s.dtype = *d;
     const auto layout = string_field(j, "layout").value_or("NN");
-    if (std::find(std::begin(kLayouts), std::end(kLayouts), layout) == std::end(kLayouts)) {
+    if (!is_shape_layout(layout)) {
       r.error = fmt::format("\"layout\" '{}' is not NN, NT, TN or TT", layout);
       return r;
     }
