@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace a100_data_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 
@@ -161,3 +164,5 @@ TEST_CASE(
   REQUIRE(analytic.status == 0);
   CHECK(nlohmann::json::parse(analytic.out)["problem"]["gpu"] == "a100");
 }
+
+} // namespace a100_data_test

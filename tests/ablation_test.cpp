@@ -13,6 +13,9 @@
 #include <sstream>
 #include <sys/wait.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace ablation_test {
+
 using namespace tv;
 
 namespace {
@@ -167,3 +170,5 @@ TEST_CASE("ablation: the binary writes the report and plots, and an unknown abla
   CHECK(run_binary("ablate nosuch --budget 10 --seeds 1", err) == 2);
   CHECK(err.find("unknown ablation 'nosuch'") != std::string::npos);
 }
+
+} // namespace ablation_test

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace analytic_model_test {
+
 using namespace tv;
 using tv::test::cfg;
 
@@ -147,3 +150,5 @@ TEST_CASE("analytic_model: the lecture's structure on H100") {
   CHECK(std::exp(logsum / double(large_m_slowdowns.size())) >= 1.15);
   CHECK(intermediate_2x >= 1);
 }
+
+} // namespace analytic_model_test

@@ -10,6 +10,9 @@
 #include <cmath>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace autoheuristic_data_test {
+
 using namespace tv;
 
 namespace {
@@ -254,3 +257,5 @@ TEST_CASE("autoheuristic_data: a time no kernel takes is refused") {
   }
   CHECK(e == "ah.txt:1: \"device_capa\" must be [major, minor]");
 }
+
+} // namespace autoheuristic_data_test

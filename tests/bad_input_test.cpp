@@ -13,6 +13,9 @@
 #include <filesystem>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace bad_input_test {
+
 namespace {
 
 using tv::test::ScratchDir;
@@ -295,3 +298,5 @@ TEST_CASE("bad input: inline shapes, model presets and token lists") {
           "");
   refused("score /", "", "");
 }
+
+} // namespace bad_input_test

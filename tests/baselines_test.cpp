@@ -7,6 +7,9 @@
 #include <cmath>
 #include <stdexcept>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace baselines_test {
+
 using namespace tv;
 
 namespace {
@@ -206,3 +209,5 @@ TEST_CASE("baselines: --tree-leaves bounds the decision tree, and fewer leaves f
   CHECK(two.train.fraction_of_oracle >= one.train.fraction_of_oracle);
   CHECK(eight.train.fraction_of_oracle > two.train.fraction_of_oracle);
 }
+
+} // namespace baselines_test

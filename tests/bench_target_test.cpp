@@ -4,6 +4,9 @@
 #include <cmath>
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace bench_target_test {
+
 using tv::bench::Target;
 
 TEST_CASE("bench_target: a figure on the wrong side of its bound is MISSED, and the exit is 1") {
@@ -23,3 +26,5 @@ TEST_CASE("bench_target: a figure on the wrong side of its bound is MISSED, and 
   CHECK(tv::bench::exit_status({fast, rss, rate}) == 1);
   CHECK(tv::bench::exit_status({}) == 0);
 }
+
+} // namespace bench_target_test

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace candidate_merge_test {
+
 using namespace tv;
 
 namespace {
@@ -50,3 +53,5 @@ TEST_CASE("candidate_merge: a conflicting edit is skipped and one contributor is
   CHECK_FALSE(merge_edits(kParent, {a}));
   CHECK_FALSE(merge_edits(kParent, {a, a})); // the same edit twice contributes once
 }
+
+} // namespace candidate_merge_test

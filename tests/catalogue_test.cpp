@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace catalogue_test {
+
 using namespace tv;
 
 TEST_CASE("catalogue: every language has exactly the English keys, with the same placeholders") {
@@ -69,3 +72,5 @@ TEST_CASE("catalogue: an unknown language names the ones there are") {
   }
   CHECK_THROWS_AS(load_catalogue("../lang/en"), InputError); // not a catalogue name
 }
+
+} // namespace catalogue_test

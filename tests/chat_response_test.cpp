@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace chat_response_test {
+
 using namespace tv;
 
 TEST_CASE("chat_response: content, finish reason and usage of a completion") {
@@ -52,3 +55,5 @@ TEST_CASE("chat_response: usage counts beyond the largest count saturate, negati
       R"({"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-7}})");
   CHECK(negative.prompt_tokens == 0);
 }
+
+} // namespace chat_response_test

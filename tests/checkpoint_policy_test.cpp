@@ -9,6 +9,9 @@
 #include <doctest/doctest.h>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace checkpoint_policy_test {
+
 using tv::checkpoint_due;
 using tv::CheckpointPolicy;
 
@@ -64,3 +67,5 @@ TEST_CASE("checkpoint_policy: a checkpoint after every batch, or none, gives the
   REQUIRE(again.status == 0);
   CHECK(tv::test::read_text(dir.at("often") + "/events.ndjson") == before);
 }
+
+} // namespace checkpoint_policy_test

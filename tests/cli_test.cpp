@@ -4,6 +4,7 @@
 
 #include "ir/rng.hpp"
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -13,6 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
+
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace cli_test {
 
 namespace {
 
@@ -97,9 +102,6 @@ TEST_CASE("cli: bad input gives a message naming the file and line, exit status 
   CHECK(g.out.find("unknown GPU 'nosuch'") != std::string::npos);
   CHECK(g.out.find("h100") != std::string::npos);
 }
-
-#include <csignal>
-#include <unistd.h>
 
 namespace {
 /// Starts tilevolve with `args`, kills it with SIGKILL after `micros`, and reaps it.
@@ -317,3 +319,5 @@ TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched 
   CHECK(a["train"]["speedup_vs_expert"].get<double>() >
         b["train"]["speedup_vs_expert"].get<double>());
 }
+
+} // namespace cli_test

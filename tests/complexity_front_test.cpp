@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace complexity_front_test {
+
 using namespace tv;
 
 namespace {
@@ -70,3 +73,5 @@ TEST_CASE("the front round-trips through JSON and refuses malformed input") {
   bad[0]["program"] = "def choose(:";
   CHECK_THROWS_AS(ComplexityFront::from_json(bad), InputError);
 }
+
+} // namespace complexity_front_test

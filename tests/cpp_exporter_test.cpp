@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace cpp_exporter_test {
+
 using namespace tv;
 
 namespace {
@@ -126,3 +129,5 @@ TEST_CASE("cpp export: the header states what produced it, and a bad namespace i
   nested.name_space = "kernels::tiling";
   CHECK(export_cpp(p, info, nested).find("namespace kernels::tiling {") != std::string::npos);
 }
+
+} // namespace cpp_exporter_test

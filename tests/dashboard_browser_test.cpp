@@ -17,6 +17,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace dashboard_browser_test {
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -328,3 +331,5 @@ TEST_CASE("dashboard in a browser: the page of a run in progress advances until 
                        10));
   CHECK(programs() > first);
 }
+
+} // namespace dashboard_browser_test

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace database_test {
+
 using namespace tv;
 
 namespace {
@@ -463,3 +466,5 @@ TEST_CASE("database: from_json rejects malformed state") {
   bad.island_capacity = 0;
   CHECK_THROWS_AS(ProgramDatabase{bad}, InputError);
 }
+
+} // namespace database_test

@@ -7,6 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace default_gpu_test {
+
 namespace {
 
 using tv::test::contains;
@@ -50,3 +53,5 @@ TEST_CASE("default_gpu: --help shows mi300x for every problem command, h100 for 
   CHECK(contains(l.out, "--gpu TEXT=h100"));
   CHECK(contains(squeezed(l.out), "this command's default; the other commands default to mi300x"));
 }
+
+} // namespace default_gpu_test

@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace derived_features_test {
+
 using namespace tv;
 
 namespace {
@@ -441,3 +444,5 @@ TEST_CASE("derived features: the printed program with the prelude is Python that
     CHECK_MESSAGE(line == expected, s.M << "x" << s.N << "x" << s.K);
   }
 }
+
+} // namespace derived_features_test

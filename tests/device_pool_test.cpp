@@ -16,6 +16,9 @@
 #include <cmath>
 #include <set>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace device_pool_test {
+
 using namespace tv;
 using tv::test::cfg;
 using tv::test::fake_worker_cmd;
@@ -296,3 +299,5 @@ TEST_CASE("device_pool: without --devices the first worker says how many to star
   const auto js = jobs(30);
   check_all_measured(js, pool.run(js));
 }
+
+} // namespace device_pool_test

@@ -18,6 +18,9 @@
 #include <sstream>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace device_view_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -204,3 +207,5 @@ TEST_CASE("device view: the API gives a measured run's devices and poison pairs"
   REQUIRE(other.status == 200);
   CHECK(json::parse(other.body)["devices"].is_null());
 }
+
+} // namespace device_view_test

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace diff_test {
+
 using namespace tv;
 
 namespace {
@@ -379,3 +382,5 @@ TEST_CASE("diff: format_diff output parses back to the same blocks when sections
   // Plain blocks are written as before (no extra fences).
   CHECK(format_diff({{"a\n", "b\n"}}) == "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n");
 }
+
+} // namespace diff_test

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace event_follower_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 
@@ -141,3 +144,5 @@ TEST_CASE("event slice: reads from a line start, refuses offsets mid-line or pas
   CHECK(s.error.empty());
   CHECK(s.events.empty());
 }
+
+} // namespace event_follower_test

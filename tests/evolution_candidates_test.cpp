@@ -11,6 +11,9 @@
 #include <set>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace evolution_candidates_test {
+
 using namespace tv;
 
 namespace {
@@ -206,3 +209,5 @@ TEST_CASE(
   CHECK(again.counters.to_json() == full.counters.to_json());
   CHECK(read_file(part_dir + "/events.ndjson") == read_file(full_dir + "/events.ndjson"));
 }
+
+} // namespace evolution_candidates_test

@@ -13,6 +13,9 @@
 #include <fstream>
 #include <omp.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace evolution_test {
+
 using namespace tv;
 
 namespace {
@@ -339,3 +342,5 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   j.erase("refit_validation");
   CHECK_FALSE(EvolutionOptions::from_json(j).refit_validation);
 }
+
+} // namespace evolution_test

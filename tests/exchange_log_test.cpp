@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace exchange_log_test {
+
 using namespace tv;
 
 namespace {
@@ -87,3 +90,5 @@ TEST_CASE("exchange_log: the writer appends flushed lines and keeps a valid pref
   CHECK(ExchangeRecording::load((dir / "none").string(), true).size() == 0);
   CHECK_THROWS_AS(ExchangeRecording::load((dir / "none").string(), false), InputError);
 }
+
+} // namespace exchange_log_test

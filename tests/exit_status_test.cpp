@@ -9,6 +9,9 @@
 #include <doctest/doctest.h>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace exit_status_test {
+
 namespace {
 
 using tv::test::contains;
@@ -79,3 +82,5 @@ TEST_CASE("exit_status: --help lists the exit statuses, wrapped at the terminal'
   const auto top = tv::test::run_shell("COLUMNS=80 " + std::string(TILEVOLVE_BINARY) + " --help");
   CHECK(contains(squeezed(top.out), "Exit status: 0 success;"));
 }
+
+} // namespace exit_status_test

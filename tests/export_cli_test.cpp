@@ -12,6 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace export_cli_test {
+
 using namespace tv;
 
 namespace {
@@ -303,3 +306,5 @@ TEST_CASE("export cli: evolve --export-vllm writes the best program's vLLM files
   CHECK(contains(tilevolve("evolve --budget 10 --out " + scratch.path + "/b --export-vllm 64").out,
                  "--export-vllm '64': expected N,K or N,K,E"));
 }
+
+} // namespace export_cli_test

@@ -16,6 +16,9 @@
 #include <fstream>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace fuzz_regressions_test {
+
 using namespace tv;
 
 namespace {
@@ -144,3 +147,5 @@ TEST_CASE("fuzz regressions: an exchange record with a status out of int's range
   CHECK(with_status("4294967296") ==
         "x.ndjson:1: field 'status' has the wrong type (the integer is out of range)");
 }
+
+} // namespace fuzz_regressions_test

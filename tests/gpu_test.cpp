@@ -17,6 +17,9 @@
 #include <string>
 #include <unordered_set>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace gpu_test {
+
 using namespace tv;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -479,3 +482,5 @@ TEST_CASE("gpu: physically absurd rates and sizes are refused with the plausible
   CHECK(contains(e, "field 'config_space.stages[0]': expected a positive integer (at most 65536)"));
   CHECK(err([](json& j) { j["config_space"]["BM"] = {16, 65536}; }) == "");
 }
+
+} // namespace gpu_test

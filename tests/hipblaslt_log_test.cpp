@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace hipblaslt_log_test {
+
 using namespace tv;
 
 namespace {
@@ -264,3 +267,5 @@ TEST_CASE("hipblaslt_log: the sample workload loads with names from its file ste
   CHECK_THROWS_AS(load_hipblaslt_log(data_path("workloads")), InputError);
   CHECK_THROWS_AS(load_hipblaslt_log(data_path("workloads/no_such.yaml")), InputError);
 }
+
+} // namespace hipblaslt_log_test

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace inline_shapes_test {
+
 using namespace tv;
 
 TEST_CASE("inline_shapes: M,N,K with an optional dtype") {
@@ -34,3 +37,5 @@ TEST_CASE("inline_shapes: bad specs name the spec and what was expected") {
                        "--inline ' 1,2,3,bf16': the same shape is given twice", InputError);
   CHECK_THROWS_AS(parse_inline_shapes({}), InputError);
 }
+
+} // namespace inline_shapes_test

@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace install_test {
+
 TEST_CASE("install: the installed binary finds its files in PREFIX/share/tilevolve") {
   namespace fs = std::filesystem;
   tv::test::ScratchDir dir("tv_install");
@@ -33,3 +36,5 @@ TEST_CASE("install: the installed binary finds its files in PREFIX/share/tilevol
   const auto j = nlohmann::json::parse(e.out);
   CHECK(j["problem"]["expert_file"].get<std::string>().rfind(share + "/data/", 0) == 0);
 }
+
+} // namespace install_test

@@ -8,6 +8,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace json_exporter_test {
+
 using namespace tv;
 
 namespace {
@@ -117,3 +120,5 @@ TEST_CASE("json import: bad documents name the file, the line and what was expec
   CHECK(import_error(minimal(many + "]")).find("too many distinct derived features") !=
         std::string::npos);
 }
+
+} // namespace json_exporter_test

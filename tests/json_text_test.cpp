@@ -15,6 +15,9 @@
 #include <functional>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace json_text_test {
+
 using namespace tv;
 
 namespace {
@@ -111,3 +114,5 @@ TEST_CASE("json_text: the checkpoint envelope is checked field by field") {
           checkpoint_state(good, "cp.json", "ffffffffffffffff");
         }).find("different run configuration") != std::string::npos);
 }
+
+} // namespace json_text_test

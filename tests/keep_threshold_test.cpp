@@ -8,6 +8,9 @@
 #include <cmath>
 #include <fmt/format.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace keep_threshold_test {
+
 using namespace tv;
 
 namespace {
@@ -74,3 +77,5 @@ TEST_CASE("keep_threshold: the estimate is the analytic model's fastest config p
   for (const Shape& s : k.kept)
     CHECK(s.M >= 2048);
 }
+
+} // namespace keep_threshold_test

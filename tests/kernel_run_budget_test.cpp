@@ -15,6 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace kernel_run_budget_test {
+
 using namespace tv;
 
 namespace {
@@ -149,3 +152,5 @@ TEST_CASE("kernel_run_budget: evolve and splits take --max-kernel-runs and refus
     CHECK(r.out.find("kernel-run budget '" + std::string(bad) + "'") != std::string::npos);
   }
 }
+
+} // namespace kernel_run_budget_test

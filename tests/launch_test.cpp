@@ -4,6 +4,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace launch_test {
+
 using namespace tv;
 using tv::test::cfg;
 
@@ -121,3 +124,5 @@ TEST_CASE("launch: large config values from a profile do not overflow") {
         "BM=65536 BN=65536 warps=1: 134217768 registers per thread > 255");
   CHECK(blocks_per_unit(one_warp, g, DType::bf16) == 0);
 }
+
+} // namespace launch_test

@@ -16,6 +16,9 @@
 #include <set>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace lecture_language_test {
+
 using namespace tv;
 
 namespace {
@@ -338,3 +341,5 @@ TEST_CASE("lecture language: no Chinese line holds an untranslated English sente
     english += english_runs(line, allowed).size();
   CHECK(english > 50);
 }
+
+} // namespace lecture_language_test

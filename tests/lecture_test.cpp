@@ -15,6 +15,9 @@
 #include <sstream>
 #include <sys/wait.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace lecture_test {
+
 using namespace tv;
 
 namespace {
@@ -320,3 +323,5 @@ TEST_CASE("lecture: the binary prints the demos and writes report.md and well-fo
   CHECK(bad.out.find("tilevolve: error: --seeds: expected an integer from 1 to 10000, got '0'") !=
         std::string::npos);
 }
+
+} // namespace lecture_test

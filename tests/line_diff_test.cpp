@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace line_diff_test {
+
 using namespace tv;
 
 namespace {
@@ -122,3 +125,5 @@ TEST_CASE("line_diff shown: texts over the line limit become all removed then al
   const auto d = line_diff("a\nb\nc\n", "a\nb\n", 2);
   CHECK(diff_text(d) == "-a\n-b\n-c\n+a\n+b\n");
 }
+
+} // namespace line_diff_test

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace lineage_test {
+
 using namespace tv;
 
 namespace {
@@ -114,3 +117,5 @@ TEST_CASE("lineage: an empty graph writes valid documents and moves") {
   Lineage c(std::move(a));
   CHECK(c.ancestry(4) == std::vector<std::uint64_t>{1, 2, 4});
 }
+
+} // namespace lineage_test

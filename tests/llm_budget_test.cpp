@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_budget_test {
+
 using namespace tv;
 
 TEST_CASE("llm_budget: requests, tokens and failures in a row stop with their reason") {
@@ -44,3 +47,5 @@ TEST_CASE("llm_budget: absurd token counts saturate and still stop the run") {
   tokens.charge(true, -5, ""); // never lowers the total
   CHECK(tokens.tokens() == huge);
 }
+
+} // namespace llm_budget_test

@@ -20,6 +20,9 @@
 #include <thread>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_cli_test {
+
 using namespace tv;
 using test::FakeAction;
 using test::FakeOpenAiServer;
@@ -368,3 +371,5 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
              "the run was made with other prompt templates than those in");
   fails_with("evolve --llm replay:" + own, "the run was made with other prompt templates");
 }
+
+} // namespace llm_cli_test

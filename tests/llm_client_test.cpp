@@ -8,6 +8,9 @@
 #include <chrono>
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_client_test {
+
 using namespace tv;
 using test::FakeAction;
 using test::FakeOpenAiServer;
@@ -274,3 +277,5 @@ TEST_CASE("llm_client: a user:password@ in the URL is refused without being echo
     CHECK(what.find("'http://***@llm.example.com:8000/v1'") != std::string::npos);
   }
 }
+
+} // namespace llm_client_test

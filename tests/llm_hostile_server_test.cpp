@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_hostile_server_test {
+
 using namespace tv;
 using test::FakeAction;
 using test::FakeOpenAiServer;
@@ -147,3 +150,5 @@ TEST_CASE("llm hostile server: a key the server reflects back is masked in every
   CHECK(url_err.find("hunter2") == std::string::npos);
   CHECK(url_err.find("http://***@127.0.0.1:1/v1") != std::string::npos);
 }
+
+} // namespace llm_hostile_server_test

@@ -11,6 +11,9 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_mutator_test {
+
 using namespace tv;
 using test::FakeAction;
 using test::FakeOpenAiServer;
@@ -214,3 +217,5 @@ TEST_CASE("llm_mutator: two failed diffs of a parent switch the prompt to a whol
   MutationRequest plain;
   CHECK(LlmMutator::prompt_kind(plain, "full") == PromptKind::full);
 }
+
+} // namespace llm_mutator_test

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_prompts_test {
+
 using namespace tv;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("llm_prompts: a user's prompts folder is checked file by file") {
   CHECK_THROWS_WITH_AS(LlmPrompts::load(ok + "/nowhere"), doctest::Contains("system.txt"),
                        InputError);
 }
+
+} // namespace llm_prompts_test

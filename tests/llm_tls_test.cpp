@@ -11,6 +11,9 @@
 #include <openssl/x509v3.h>
 #include <thread>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace llm_tls_test {
+
 using namespace tv;
 
 namespace {
@@ -96,3 +99,5 @@ TEST_CASE("llm_tls: https works with a trusted certificate and is refused with a
   server.stop();
   t.join();
 }
+
+} // namespace llm_tls_test

@@ -8,6 +8,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace measure_command_test {
+
 namespace {
 
 using tv::test::ScratchDir;
@@ -83,3 +86,5 @@ TEST_CASE("measure: fills the cache for a shape set, then measures nothing twice
   CHECK(bad.out.find("--configs must be all, sample:N or program:FILE") != std::string::npos);
   CHECK(tilevolve("measure --shapes " + shapes + " --configs sample:x" + worker()).status == 2);
 }
+
+} // namespace measure_command_test

@@ -15,6 +15,9 @@
 
 #include <cmath>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace measured_backend_test {
+
 using namespace tv;
 using tv::test::cfg;
 using tv::test::fake_worker_cmd;
@@ -219,3 +222,5 @@ TEST_CASE("noise: independent samples of one kernel spread, the model does not")
   CHECK(!bad.valid);
   CHECK(bad.problem.find("unlaunchable") != std::string::npos);
 }
+
+} // namespace measured_backend_test

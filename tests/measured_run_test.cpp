@@ -16,6 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace measured_run_test {
+
 namespace {
 
 using tv::test::fake_worker_cmd;
@@ -232,3 +235,5 @@ TEST_CASE("measured_run: a measured run killed with SIGKILL resumes to the same 
   // Results may not change on resume: other options are refused.
   CHECK(tilevolve("evolve --resume " + quoted(out) + " --noise-reps 3").status == 2);
 }
+
+} // namespace measured_run_test

@@ -15,6 +15,9 @@
 #include <sstream>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace measurement_cache_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 
@@ -245,3 +248,5 @@ TEST_CASE("measurement_cache: a time no kernel takes is refused") {
   CHECK(parse_measurement_cache(top + row + "3600,\n", "m.csv").size() == 1);
   CHECK(parse_measurement_cache(top + row + "1e-9,\n", "m.csv").size() == 1);
 }
+
+} // namespace measurement_cache_test

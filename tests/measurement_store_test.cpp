@@ -18,6 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace measurement_store_test {
+
 using namespace tv;
 using tv::test::cfg;
 using tv::test::ScratchDir;
@@ -333,3 +336,5 @@ TEST_CASE("measurement_store: version-1 files and other files are refused with a
   CHECK(tv::test::read_text(other) == "{\"a\": 1}\n");
   CHECK_THROWS_AS(MeasurementStore(dir.at("no/such/dir/m.csv"), kFamily), InputError);
 }
+
+} // namespace measurement_store_test

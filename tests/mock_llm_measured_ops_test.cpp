@@ -15,6 +15,9 @@
 #include <set>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace mock_llm_measured_ops_test {
+
 using namespace tv;
 using tv::test::gpu;
 using tv::test::lecture_problem;
@@ -159,3 +162,5 @@ TEST_CASE("mock_llm: without measured configs refit and adopt never apply") {
     CHECK(reply.op != "adopt");
   }
 }
+
+} // namespace mock_llm_measured_ops_test

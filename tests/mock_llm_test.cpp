@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace mock_llm_test {
+
 using namespace tv;
 
 namespace {
@@ -755,3 +758,5 @@ TEST_CASE("mock_llm: a split can give its rule the fastest config measured for a
   CHECK(without == 0);
   CHECK(with > 20);
 }
+
+} // namespace mock_llm_test

@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 #include <map>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace model_ensemble_test {
+
 using namespace tv;
 
 TEST_CASE("model_ensemble: names, weights and Ollama tags") {
@@ -39,3 +42,5 @@ TEST_CASE("model_ensemble: the choice follows the seed and the weights") {
   CHECK(n["a"] < 4200);
   CHECK(n["b"] == 5000 - n["a"]);
 }
+
+} // namespace model_ensemble_test

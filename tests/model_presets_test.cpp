@@ -8,6 +8,9 @@
 #include <map>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace model_presets_test {
+
 using namespace tv;
 
 namespace {
@@ -161,3 +164,5 @@ TEST_CASE("model_presets: bad tp, token lists, names and tables are errors") {
     CHECK(!m.hf_repo.empty());
   }
 }
+
+} // namespace model_presets_test

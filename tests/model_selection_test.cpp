@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <filesystem>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace model_selection_test {
+
 using namespace tv;
 
 namespace {
@@ -166,3 +169,5 @@ TEST_CASE("a run with model selection resumes from a checkpoint to the same resu
   CHECK(events.find("\"event\":\"selection\"") != std::string::npos);
   CHECK(events.find("\"event\":\"selection\"") == events.rfind("\"event\":\"selection\""));
 }
+
+} // namespace model_selection_test

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace number_checks_test {
+
 namespace {
 
 tv::test::ShellResult tilevolve(const std::string& args) {
@@ -77,3 +80,5 @@ TEST_CASE("number_checks: good values still work and --help states the ranges") 
   CHECK(help.out.find("--seed UINT:from 0 to 2^64-1") != std::string::npos);
   CHECK(help.out.find("--probe-margin FLOAT:from 0 to 1") != std::string::npos);
 }
+
+} // namespace number_checks_test

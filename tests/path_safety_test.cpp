@@ -7,6 +7,9 @@
 #include <fstream>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace path_safety_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 
@@ -87,3 +90,5 @@ TEST_CASE("path safety: dot-dot, absolute, hidden and symlinked escapes are 403,
   CHECK(resolve_under(t.root, "escape", true).status == 403);
   CHECK(resolve_under(t.root, "run/missing.py").status == 404);
 }
+
+} // namespace path_safety_test

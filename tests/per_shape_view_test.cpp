@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace per_shape_view_test {
+
 using namespace tv;
 using json = nlohmann::json;
 
@@ -84,3 +87,5 @@ TEST_CASE("per-shape view: other documents are refused with the reason") {
   d["vendor_dispatch"] = "yes"; // a wrong type is not an error, just not true
   CHECK(per_shape_view(d.dump())["vendor_dispatch"] == false);
 }
+
+} // namespace per_shape_view_test

@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace pool_events_test {
+
 using namespace tv;
 using tv::test::cfg;
 using tv::test::fake_worker_cmd;
@@ -194,3 +197,5 @@ TEST_CASE("pool_events: the log keeps kMaxPoolEvents and counts the rest, texts 
   CHECK(line_excerpt(std::string(200, 'y') + "\x01").size() == 83);
   CHECK(last_lines("a\n\nb\nc\nd\n", 3) == "b | c | d");
 }
+
+} // namespace pool_events_test

@@ -14,6 +14,9 @@
 #include <filesystem>
 #include <fstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace problem_test {
+
 using namespace tv;
 
 namespace {
@@ -215,3 +218,5 @@ TEST_CASE("problem: a split half with only zero weights names the file and the h
     CHECK(std::string(e.what()) == test + ": all weights are zero (at least one must be positive)");
   }
 }
+
+} // namespace problem_test

@@ -8,6 +8,9 @@
 #include <doctest/doctest.h>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace program_view_test {
+
 using namespace tv;
 
 namespace {
@@ -78,3 +81,5 @@ TEST_CASE("program view: unparsable, oversized and rule-heavy programs are shown
   // An unknown expert gives no diff.
   CHECK(program_view(kExpert, "")["diff"].empty());
 }
+
+} // namespace program_view_test

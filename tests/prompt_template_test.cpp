@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace prompt_template_test {
+
 using namespace tv;
 
 namespace {
@@ -57,3 +60,5 @@ TEST_CASE("prompt_template: load reads a file and names a missing one") {
     CHECK(std::string(e.what()).find("missing.txt") != std::string::npos);
   }
 }
+
+} // namespace prompt_template_test

@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace python_exporter_test {
+
 using namespace tv;
 
 namespace {
@@ -146,3 +149,5 @@ TEST_CASE("python export: the module states what produced it and needs no import
   CHECK(tr.find("\"waves_per_eu\": 2, \"matrix_instr_nonkdim\": 16, \"kpack\": 2}, num_warps=4, "
                 "num_stages=3)") != std::string::npos);
 }
+
+} // namespace python_exporter_test

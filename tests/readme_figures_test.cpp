@@ -7,6 +7,9 @@
 #include <doctest/doctest.h>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace readme_figures_test {
+
 namespace {
 
 const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/readme_figures.py";
@@ -75,3 +78,5 @@ TEST_CASE("readme figures: the number reading of the script (its doctests)") {
   INFO(tested.out);
   CHECK(tested.status == 0);
 }
+
+} // namespace readme_figures_test

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <thread>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace refit_test {
+
 using namespace tv;
 
 namespace {
@@ -161,3 +164,5 @@ TEST_CASE("refit_program: feedback that shares lists with the last one is not mi
     CHECK(refit_program(b, choice) == want_b);
   }
 }
+
+} // namespace refit_test

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace refit_validation_test {
+
 using namespace tv;
 
 namespace {
@@ -84,3 +87,5 @@ TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of t
   CHECK(validate_refit(bad, 4, 5, 1, false).folds == 0);
   CHECK_FALSE(compare_refit(RefitValidation{}, {}, {}).tree_wins);
 }
+
+} // namespace refit_validation_test

@@ -23,6 +23,9 @@
 #include <set>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace replay_backend_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 
@@ -503,3 +506,5 @@ TEST_CASE("replay_backend: the committed H100 data times the layouts of one M, N
     differ += ts.size() > 1;
   CHECK(differ > 40); // the layouts are really different measurements, not copies
 }
+
+} // namespace replay_backend_test

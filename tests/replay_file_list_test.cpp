@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace replay_file_list_test {
+
 using namespace tv;
 
 TEST_CASE("replay file list: replay_paths splits on commas unless the path is a file") {
@@ -69,3 +72,5 @@ TEST_CASE("replay file list: mixed devices and our own format are refused, namin
             .rfind(ours + ": replaying several files at once takes AutoHeuristic datasets only",
                    0) == 0);
 }
+
+} // namespace replay_file_list_test

@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace reply_parser_test {
+
 using namespace tv;
 
 namespace {
@@ -122,3 +125,5 @@ TEST_CASE("reply_parser: never crashes on corrupted replies and keeps excerpts p
     if (!e.ok()) CHECK(e.child_text.empty());
   }
 }
+
+} // namespace reply_parser_test

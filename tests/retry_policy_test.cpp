@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace retry_policy_test {
+
 using namespace tv;
 
 TEST_CASE("retry_policy: exponential backoff with seeded jitter, Retry-After as a floor") {
@@ -29,3 +32,5 @@ TEST_CASE("retry_policy: Retry-After headers") {
   CHECK(parse_retry_after("") == -1);
   CHECK(parse_retry_after("3s") == -1);
 }
+
+} // namespace retry_policy_test

@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace run_dir_test {
+
 using namespace tv;
 
 namespace {
@@ -72,3 +75,5 @@ TEST_CASE("run_dir: missing directories and foreign or malformed configurations"
   dir.write("config.json", std::string("\x7f\x45\x4c\x46\x02\x01\x01\0\0\0", 10));
   CHECK(error_of(d).find("malformed JSON") != std::string::npos);
 }
+
+} // namespace run_dir_test

@@ -20,6 +20,9 @@
 #include <unistd.h>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace run_lock_test {
+
 using namespace tv;
 
 namespace {
@@ -131,3 +134,5 @@ TEST_CASE("run_lock: evolve refuses a run directory another evolve is using, the
   const auto again = tilevolve("evolve --resume " + run + " --json");
   CHECK(again.status == 0);
 }
+
+} // namespace run_lock_test

@@ -12,6 +12,9 @@
 #include <sstream>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace run_view_test {
+
 using namespace tv;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -329,3 +332,5 @@ TEST_CASE("run view: only the latest best program's text is held, however many b
   CHECK(s["best"]["source"] == "new_best event");
   CHECK(s["best"]["program"].get<std::string>().find("# best 60\n") != std::string::npos);
 }
+
+} // namespace run_view_test

@@ -9,6 +9,9 @@
 
 #include <cmath>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace score_test {
+
 using namespace tv;
 
 namespace {
@@ -93,3 +96,5 @@ TEST_CASE("score: the methods table shows uplift and plain figures only when wei
   CHECK(u.find("uplift") == std::string::npos);
   CHECK(u.find("Plain") == std::string::npos);
 }
+
+} // namespace score_test

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace secret_mask_test {
+
 using namespace tv;
 
 TEST_CASE("secret_mask: every occurrence of a key is masked, short keys are no secrets") {
@@ -20,3 +23,5 @@ TEST_CASE("secret_mask: the user:password@ of a URL is masked") {
   CHECK(url_without_userinfo("http://h:80/v1") == "http://h:80/v1");
   CHECK(url_without_userinfo("no-scheme@h") == "***@h");
 }
+
+} // namespace secret_mask_test

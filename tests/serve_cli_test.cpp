@@ -12,6 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace serve_cli_test {
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using tv::test::http_request;
@@ -260,3 +263,5 @@ TEST_CASE("serve: a missing runs directory or a taken port exits 2 with a messag
   CHECK(r.status == 2);
   CHECK(r.out.find("cannot listen on 127.0.0.1:") != std::string::npos);
 }
+
+} // namespace serve_cli_test

@@ -19,6 +19,9 @@
 #include <thread>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace serve_load_test {
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -256,3 +259,5 @@ TEST_CASE("serve load: one run held up does not hold up the other runs or the li
   CHECK(runs[0]["programs"] == 0);
   CHECK(runs[1]["name"] == "small");
 }
+
+} // namespace serve_load_test

@@ -11,6 +11,9 @@
 #include <set>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace shape_file_test {
+
 using namespace tv;
 
 namespace {
@@ -312,3 +315,5 @@ TEST_CASE("shape_file: weights whose sum overflows are refused at the line it ha
   CHECK(error_of("name,M,N,K,weight\na,1,2,3,-inf\n") ==
         "shapes.csv:2: weight must be a finite number >= 0, got '-inf'");
 }
+
+} // namespace shape_file_test

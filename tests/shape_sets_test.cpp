@@ -9,6 +9,9 @@
 #include <set>
 #include <tuple>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace shape_sets_test {
+
 using namespace tv;
 
 TEST_CASE("shape sets: random5000.csv is the script's output, 5,000 distinct shapes") {
@@ -71,3 +74,5 @@ TEST_CASE("shape sets: six_models.csv is the presets' GEMMs, none of them a lect
   CHECK(bad.status != 0);
   CHECK(bad.out.find("no-such-model") != std::string::npos);
 }
+
+} // namespace shape_sets_test

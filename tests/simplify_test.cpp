@@ -13,6 +13,9 @@
 #include <set>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace simplify_test {
+
 using namespace tv;
 
 namespace {
@@ -616,3 +619,5 @@ TEST_CASE("simplify drops comparisons implied by earlier rules") {
   q.default_config = cfg(128);
   CHECK(simplify(q).rules[1].condition.terms == std::vector<Comparison>{M(CmpOp::gt, 16)});
 }
+
+} // namespace simplify_test

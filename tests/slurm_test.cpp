@@ -20,6 +20,9 @@
 #include <thread>
 #include <unistd.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace slurm_test {
+
 namespace {
 
 using tv::test::run_shell;
@@ -187,3 +190,5 @@ TEST_CASE("slurm: fake workers through srun on a one-node cluster: devices, a me
   }
   CHECK(empty);
 }
+
+} // namespace slurm_test

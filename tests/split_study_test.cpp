@@ -12,6 +12,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace split_study_test {
+
 using namespace tv;
 
 namespace {
@@ -260,3 +263,5 @@ TEST_CASE("a split study on one fixed train/test pair runs the seeds on it, and 
   o.splits = 3;
   CHECK_THROWS_AS(tv::run_split_study(o), tv::InputError);
 }
+
+} // namespace split_study_test

@@ -9,6 +9,9 @@
 #include <set>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace split_test {
+
 using namespace tv;
 
 namespace {
@@ -168,3 +171,5 @@ TEST_CASE("split: random-mnk keeps every (M, N, K) on one side") {
   CHECK(lec.train.size() == 44);
   CHECK(lec.test.size() == 44);
 }
+
+} // namespace split_test

@@ -14,6 +14,9 @@
 
 #include <algorithm>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace static_check_test {
+
 using namespace tv;
 
 namespace {
@@ -136,3 +139,5 @@ TEST_CASE("static_check: many rules, one unlaunchable, named by its index") {
   CHECK(issues[0].rule == 4321);
   CHECK(issues[0].reason == "BM=256 BN=128 warps=4: 296 registers per thread > 255");
 }
+
+} // namespace static_check_test

@@ -10,6 +10,9 @@
 #include <limits>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace svg_plot_test {
+
 using namespace tv;
 
 namespace {
@@ -201,3 +204,5 @@ TEST_CASE("svg_plot: svg_problems finds what would break a browser") {
   CHECK(!svg_problems("<svg><rect x=\"1\"").empty());
   CHECK(svg_problems("<svg><!-- a < b --><text>x</text></svg>").empty());
 }
+
+} // namespace svg_plot_test

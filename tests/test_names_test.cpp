@@ -11,6 +11,9 @@
 #include <sstream>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace test_names_test {
+
 TEST_CASE("test_names: every test case name survives ctest's discovery and is unique") {
   namespace fs = std::filesystem;
   // A name may be split over adjacent string literals (as clang-format wraps long ones).
@@ -39,3 +42,5 @@ TEST_CASE("test_names: every test case name survives ctest's discovery and is un
   CHECK(files > 10);
   CHECK(seen.size() > 150);
 }
+
+} // namespace test_names_test

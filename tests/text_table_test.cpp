@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace text_table_test {
+
 using namespace tv;
 
 TEST_CASE("text table: display width counts wide characters twice") {
@@ -27,3 +30,5 @@ TEST_CASE("text table: columns line up with CJK cells") {
                    "per-M                 97.5%  168,432\n"
                    "逐形状最优           100.0%  368,192\n");
 }
+
+} // namespace text_table_test

@@ -16,6 +16,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace text_test {
+
 using namespace tv;
 
 namespace {
@@ -497,3 +500,5 @@ TEST_CASE("text: parse_config reads what print_config writes and refuses anythin
   CHECK(!why.empty());
   CHECK(!parse_config("").has_value());
 }
+
+} // namespace text_test

@@ -8,6 +8,9 @@
 
 #include <cmath>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace threshold_placement_test {
+
 using namespace tv;
 
 namespace {
@@ -100,3 +103,5 @@ TEST_CASE("place_thresholds never changes a training decision (random programs a
     CHECK(place_thresholds(placed.program, train).program == placed.program);
   }
 }
+
+} // namespace threshold_placement_test

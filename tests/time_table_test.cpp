@@ -10,6 +10,9 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace time_table_test {
+
 using namespace tv;
 
 TEST_CASE("time_table: identical for 1 and 2 threads, and equal to the model") {
@@ -97,3 +100,5 @@ TEST_CASE("time_table: problems above the cell limit get a computed table with t
   CHECK(a.fraction_of_oracle == b.fraction_of_oracle);
   CHECK(small->train->oracle().fraction_of_oracle == train.oracle().fraction_of_oracle);
 }
+
+} // namespace time_table_test

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace triton_worker_test {
+
 namespace {
 
 const std::string kWorker = std::string(TILEVOLVE_SOURCE_DIR) + "/eval/workers/triton_worker.py";
@@ -91,3 +94,5 @@ TEST_CASE("triton_worker: the controller reports a worker that cannot run, with 
   CHECK(evolve.out.find("tilevolve: error: no worker started") != std::string::npos);
   CHECK(evolve.out.find("torch not importable") != std::string::npos);
 }
+
+} // namespace triton_worker_test

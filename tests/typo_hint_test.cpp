@@ -7,6 +7,9 @@
 #include <doctest/doctest.h>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace typo_hint_test {
+
 namespace {
 
 tv::test::ShellResult tilevolve(const std::string& args) {
@@ -82,3 +85,5 @@ TEST_CASE("typo_hint: two shape sources are named by the options given") {
   CHECK(tp.status == 2);
   CHECK(contains(tp.out, "--tp only applies to --preset"));
 }
+
+} // namespace typo_hint_test

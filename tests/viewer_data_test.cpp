@@ -11,6 +11,9 @@
 #include <cmath>
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace viewer_data_test {
+
 using namespace tv;
 
 TEST_CASE("viewer data: per_shape.json has every shape's times for the best and the baselines") {
@@ -91,3 +94,5 @@ TEST_CASE("viewer data: with vendor dispatch the vendor library's times and choi
   }
   CHECK(vendor_rows > 0);
 }
+
+} // namespace viewer_data_test

@@ -13,6 +13,9 @@
 #include <fstream>
 #include <sstream>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace vllm_exporter_test {
+
 using namespace tv;
 
 namespace {
@@ -320,3 +323,5 @@ TEST_CASE("vllm export: a vendor decision at a key is refused with the keys name
   CHECK(x.notes.front().find("returns the program's decision for every M >= 1 where it returns a "
                              "tile config") != std::string::npos);
 }
+
+} // namespace vllm_exporter_test

@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace worker_process_test {
+
 using namespace tv;
 
 namespace {
@@ -113,3 +116,5 @@ TEST_CASE("progress_bar: pairs done of queued, per device, elapsed and ETA") {
   p.done_per_device = {0, 0};
   CHECK(bar.line(p).find("ETA ?") != std::string::npos);
 }
+
+} // namespace worker_process_test

@@ -10,6 +10,9 @@
 #include <cmath>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace worker_protocol_test {
+
 using namespace tv;
 using tv::test::cfg;
 
@@ -176,3 +179,5 @@ TEST_CASE("worker_protocol: mutated lines are refused or accepted by the rules, 
   }
   CHECK(accepted > 0);
 }
+
+} // namespace worker_protocol_test

@@ -4,6 +4,9 @@
 
 #include <doctest/doctest.h>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace workload_test {
+
 using namespace tv;
 
 TEST_CASE("workload: exactly one shape source, each described") {
@@ -61,3 +64,5 @@ TEST_CASE("workload: two sources, or --tp and --tokens without --model, are erro
   tokens.tokens = "1";
   CHECK_THROWS_WITH_AS(load_workload(tokens), "--tokens only applies to --preset", InputError);
 }
+
+} // namespace workload_test

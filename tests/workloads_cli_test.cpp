@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace workloads_cli_test {
+
 namespace {
 
 using Run = tv::test::ShellResult;
@@ -185,3 +188,5 @@ TEST_CASE("workloads_cli: --backend replay:FILE alone runs the README's replay p
   CHECK(wrong.status == 2);
   CHECK(contains(wrong.out, "measured on a device with 232448 bytes of shared memory per block"));
 }
+
+} // namespace workloads_cli_test

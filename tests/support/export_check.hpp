@@ -1,6 +1,8 @@
 #pragma once
 /// Programs and shape grids for the export tests, and one line per decision that the IR, the
 /// compiled C++ export and the Python exports all print the same way (header-only).
+#include "temp_dir.hpp"
+
 #include "ir/condition.hpp"
 #include "ir/program.hpp"
 #include "ir/rng.hpp"
@@ -182,25 +184,5 @@ inline std::string expected_line(const std::vector<Program>& programs, const Sha
     out += (i ? " | " : "") + decision_line(programs[i].choose(s));
   return out;
 }
-
-/// A fresh, empty scratch directory under the system temp directory, unique to this process
-/// (tests run in parallel, and other checkouts may run them at the same time); removed with the
-/// object.
-struct ScratchDir {
-  std::string path;
-  explicit ScratchDir(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     fmt::format("tilevolve_{}_{}", name, static_cast<long>(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    path = dir.string();
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-};
 
 } // namespace tv::test
