@@ -446,6 +446,10 @@ void Evolution::step_batch(long long count) {
     }
     groups.push_back(std::move(g));
   }
+  // The parents as values (the groups no longer move): the mock LLM need not parse them.
+  for (const Group& g : groups)
+    for (std::size_t c = 0; c < g.size; ++c)
+      requests[g.first + c].parent_program = &g.sample.parent.program;
   const std::vector<MutationReply> replies = mutator_->propose_all(requests);
   if (replies.size() != requests.size())
     throw std::logic_error("the mutator returned a different number of replies");

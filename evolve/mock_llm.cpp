@@ -165,18 +165,20 @@ MockProposal MockLlm::propose_detailed(const MutationRequest& request) const {
   MockProposal out;
   MutationReply& reply = out.reply;
   ParseResult parsed;
-  try {
-    parsed = parse_program(request.parent_text);
-  } catch (const std::exception& e) {
-    parsed.error = ParseError{1, 1, e.what()};
+  if (!request.parent_program) { // else the caller has the parent as a value already
+    try {
+      parsed = parse_program(request.parent_text);
+    } catch (const std::exception& e) {
+      parsed.error = ParseError{1, 1, e.what()};
+    }
+    if (!parsed.ok()) {
+      reply.ok = false;
+      reply.error = "parent program does not parse: " +
+                    (parsed.error ? parsed.error->str() : std::string("unknown error"));
+      return out;
+    }
   }
-  if (!parsed.ok()) {
-    reply.ok = false;
-    reply.error = "parent program does not parse: " +
-                  (parsed.error ? parsed.error->str() : std::string("unknown error"));
-    return out;
-  }
-  const Program& parent = *parsed.program;
+  const Program& parent = request.parent_program ? *request.parent_program : *parsed.program;
 
   Rng rng(request.seed);
   DType dtype = DType::bf16;

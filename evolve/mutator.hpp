@@ -3,6 +3,7 @@
 /// holding SEARCH/REPLACE blocks; the IR's diff engine turns that into the child.
 #include "eval/measured_configs.hpp"
 #include "ir/config.hpp"
+#include "ir/program.hpp"
 #include "ir/shape.hpp"
 
 #include <cstdint>
@@ -37,6 +38,10 @@ struct PreviousAttempt {
 /// Everything a mutator may use to propose one child.
 struct MutationRequest {
   std::string parent_text;                    ///< the parent's printed program
+  /// The parent as a value, when the caller has it: parse_program(parent_text) gives exactly
+  /// this program. Valid only while the request is being answered (the evolution points it at
+  /// its sampled parent); in-process mutators may read it instead of parsing parent_text.
+  const Program* parent_program = nullptr;
   std::vector<std::string> inspiration_texts; ///< other good programs (for crossover)
   double parent_score = 0;                    ///< train speedup over the expert
   std::vector<ShapeFeedback> feedback;        ///< per-shape results of the parent (may be empty)

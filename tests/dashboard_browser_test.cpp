@@ -10,12 +10,14 @@
 #include "support/shell.hpp"
 #include "support/webdriver.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace dashboard_browser_test {
@@ -290,13 +292,17 @@ TEST_CASE("dashboard in a browser: the page of a run in progress advances until 
   if (!tools) return;
   const fs::path work = work_dir("live");
   const fs::path runs = work / "runs";
-  // A run with a budget it cannot reach in its 8 seconds: it ends on the wall time.
-  tv::test::Process run({TILEVOLVE_BINARY, "evolve", "--gpu", "h100", "--quiet", "--budget",
-                         "100000000", "--max-seconds", "8", "--checkpoint-every", "2000", "--out",
-                         (runs / "live").string()},
-                        (work / "evolve.log").string());
+  // The server and the browser first (starting Chromium takes seconds on a loaded machine),
+  // then a run with a budget it cannot reach in its 12 seconds: it ends on the wall time.
+  fs::create_directories(runs);
   Server server(runs, work / "serve.log");
   tv::test::Browser b(tools->chromium, tools->chromedriver, work);
+  tv::test::Process run({TILEVOLVE_BINARY, "evolve", "--gpu", "h100", "--quiet", "--budget",
+                         "100000000", "--max-seconds", "12", "--checkpoint-every", "2000", "--out",
+                         (runs / "live").string()},
+                        (work / "evolve.log").string());
+  for (int i = 0; i < 400 && !fs::exists(runs / "live" / "events.ndjson"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   b.go(server.url + "/run/live?poll=250");
   REQUIRE(b.wait_until(
       "return window.tvDashboard.updates > 0 && window.tvDashboard.last.programs > 0"));
