@@ -262,7 +262,11 @@ TEST_CASE("dashboard in a browser: a measured run's page shows its devices and p
     CHECK(number_in(rows[i][4]) == d["faults"].get<long long>());
     CHECK(number_in(rows[i][6]) == d["poison"].get<long long>());
   }
-  CHECK(rows[2][5] == "crash 3");
+  // Its three failed starts are crashes (it exits at hello), or timeouts when a loaded machine
+  // starts it slower than --worker-timeout.
+  const std::string kinds = rows[2][5].get<std::string>();
+  CHECK((kinds == "crash 3" || kinds == "crash 2, timeout 1" || kinds == "crash 1, timeout 2" ||
+         kinds == "timeout 3"));
   CHECK(rows[2][7].get<std::string>().find("failed to start 3 times in a row") !=
         std::string::npos);
   CHECK(b.eval("return document.getElementById('devices-note').textContent;")

@@ -8,6 +8,7 @@
 #include "models/static_check.hpp"
 
 #include "support/fixtures.hpp"
+#include "tests/support/property_cases.hpp"
 #include "tests/support/random_program.hpp"
 
 #include <doctest/doctest.h>
@@ -90,7 +91,8 @@ TEST_CASE("static_check: with derived features every branch that decides a shape
   // Over the relaxed space the one pass is sound: no rule that decides some shape is missed.
   Rng rng(1414);
   int live_rules = 0;
-  for (int trial = 0; trial < 300; ++trial) {
+  const int trials = tv::test::property_cases(300);
+  for (int trial = 0; trial < trials; ++trial) {
     Program p;
     const int n = int(rng.uniform_int(0, 8));
     for (int i = 0; i < n; ++i) {
@@ -116,7 +118,7 @@ TEST_CASE("static_check: with derived features every branch that decides a shape
         }
     live_rules += int(live.rules.size());
   }
-  CHECK(live_rules > 300);
+  CHECK(live_rules > trials);
 }
 
 TEST_CASE("static_check: many rules, one unlaunchable, named by its index") {
