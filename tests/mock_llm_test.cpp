@@ -193,6 +193,26 @@ TEST_CASE("mock_llm: the same request gives the same reply") {
   CHECK(distinct.size() > 250); // different seeds give different replies
 }
 
+TEST_CASE("mock_llm: a request that carries its parent as a value gets the reply its text gets") {
+  const Gpu& g = gpu("h100");
+  Rng rng(21);
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    // The parent as the evolution holds it: parsed from its printed text.
+    const Program drawn = seed % 3 ? legal_program(rng, g) : lecture();
+    const Program parent = *parse_program(print_program(drawn)).program;
+    MutationRequest r = request_for(parent, g, seed);
+    r.feedback.push_back(ShapeFeedback{shape(64, 4096, 4096), parent.choose(shape(64, 4096, 4096)),
+                                       3e-5, 1.5e-5, std::nullopt});
+    const MockLlm llm(g);
+    const MockProposal from_text = llm.propose_detailed(r);
+    r.parent_program = &parent;
+    const MockProposal from_value = llm.propose_detailed(r);
+    CHECK(from_value.reply.text == from_text.reply.text);
+    CHECK(from_value.reply.op == from_text.reply.op);
+    CHECK(from_value.child == from_text.child);
+  }
+}
+
 TEST_CASE("mock_llm: every operator appears and every reply applies cleanly") {
   for (const std::string name : {"h100", "mi300x"}) {
     CAPTURE(name);
