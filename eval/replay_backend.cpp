@@ -21,8 +21,6 @@ using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std
 /// A shape, a config and the sample (0 = first measurement).
 using PairKey = std::tuple<ShapeKey, Config, int>;
 
-/// The operand layouts a key can have; an unspecified layout means the first, NN.
-
 /// The key of a shape: M, N, K, dtype and layout (empty = NN).
 ShapeKey key_of(const Shape& s) {
   return {s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string(kShapeLayouts.front()) : s.layout};

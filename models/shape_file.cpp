@@ -44,8 +44,6 @@ enum Column { kName, kM, kN, kK, kDtype, kWeight, kLayout, kColumns };
 constexpr std::array<std::string_view, kColumns> kColumnNames = {"name",  "M",      "N",     "K",
                                                                  "dtype", "weight", "layout"};
 
-/// The operand layouts a shape may name (see Shape::layout).
-
 std::optional<Column> column_of(std::string_view field) {
   const std::string l = lower(field);
   for (int c = 0; c < kColumns; ++c)
