@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -308,6 +309,7 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   p->expert = load_program_file(p->expert_path);
 
   std::vector<Shape> train, test;
+  if (spec.test_shapes.empty()) p->source_shapes = shapes;
   if (!spec.test_shapes.empty()) {
     p->test_shapes_path = spec.test_shapes;
     train = shapes;
@@ -398,15 +400,10 @@ void refresh_table(Problem& p, const std::vector<Program>& programs, bool full) 
   p.table = std::move(table);
 }
 
-std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
-                                     std::vector<std::size_t> test_rows) {
-  if (train_rows.empty() || test_rows.empty())
-    throw InputError("a sub-problem needs training and test shapes");
-  for (const auto& rows : {train_rows, test_rows})
-    for (std::size_t r : rows)
-      if (r >= p.table->shapes().size())
-        throw InputError(fmt::format("a sub-problem names row {} of a table of {} shapes", r,
-                                     p.table->shapes().size()));
+namespace {
+
+/// A problem on p's table, backend, GPU and expert, without rows or scorers yet.
+std::unique_ptr<Problem> same_table(const Problem& p) {
   auto q = std::make_unique<Problem>();
   q->spec = p.spec;
   q->shapes_path = p.shapes_path;
@@ -418,11 +415,58 @@ std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> 
   q->notes = p.notes;
   q->backend = p.backend;
   q->table = p.table;
+  q->source_shapes = p.source_shapes;
+  return q;
+}
+
+} // namespace
+
+std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
+                                     std::vector<std::size_t> test_rows) {
+  if (train_rows.empty() || test_rows.empty())
+    throw InputError("a sub-problem needs training and test shapes");
+  for (const auto& rows : {train_rows, test_rows})
+    for (std::size_t r : rows)
+      if (r >= p.table->shapes().size())
+        throw InputError(fmt::format("a sub-problem names row {} of a table of {} shapes", r,
+                                     p.table->shapes().size()));
+  auto q = same_table(p);
   q->train_rows = std::move(train_rows);
   q->test_rows = std::move(test_rows);
   q->train = std::make_unique<Scorer>(*q->table, q->train_rows, q->expert);
   q->test = std::make_unique<Scorer>(*q->table, q->test_rows, q->expert);
   q->dtypes_ = p.dtypes_;
+  return q;
+}
+
+bool can_resplit(const Problem& p) {
+  return p.test_shapes_path.empty() && !p.source_shapes.empty() && p.backend->complete_table();
+}
+
+std::unique_ptr<Problem> resplit(const Problem& p, const std::string& split, std::uint64_t seed) {
+  if (!can_resplit(p))
+    throw std::invalid_argument("resplit: the problem has a test file, or a backend whose table "
+                                "holds only what it measured");
+  auto q = same_table(p);
+  q->spec.split = split;
+  q->spec.seed = seed;
+  Split s = make_split(p.source_shapes, split, seed);
+  q->split_description = s.description;
+  check_weights(s.train, "training", q->shapes_path, q->split_description);
+  check_weights(s.test, "test", q->shapes_path, q->split_description);
+  std::unordered_map<std::string, std::size_t> row_of;
+  for (std::size_t r = 0; r < p.table->shapes().size(); ++r)
+    row_of.emplace(p.table->shapes()[r].label(), r);
+  for (auto [half, rows] : {std::pair{&s.train, &q->train_rows}, {&s.test, &q->test_rows}})
+    for (const Shape& sh : *half)
+      rows->push_back(row_of.at(sh.label())); // the same shapes: every label has its row
+  // The dtypes in the order a fresh load finds them (training shapes first).
+  for (const auto* half : {&s.train, &s.test})
+    for (const Shape& sh : *half)
+      if (std::find(q->dtypes_.begin(), q->dtypes_.end(), sh.dtype) == q->dtypes_.end())
+        q->dtypes_.push_back(sh.dtype);
+  q->train = std::make_unique<Scorer>(*q->table, q->train_rows, q->expert);
+  q->test = std::make_unique<Scorer>(*q->table, q->test_rows, q->expert);
   return q;
 }
 

@@ -80,6 +80,9 @@ struct Problem {
   std::shared_ptr<TimeTable> table;
   std::vector<std::size_t> train_rows, test_rows;
   std::unique_ptr<Scorer> train, test;
+  /// The shapes as their source listed them (after --keep), before the split: what resplit()
+  /// splits again. Empty when a test file gives the test shapes.
+  std::vector<Shape> source_shapes;
 
   /// Dtypes present in the shapes (filled once by load_problem).
   const std::vector<DType>& dtypes() const { return dtypes_; }
@@ -93,6 +96,8 @@ private:
   friend std::unique_ptr<Problem> load_problem(const ProblemSpec& spec);
   friend std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
                                               std::vector<std::size_t> test_rows);
+  friend std::unique_ptr<Problem> resplit(const Problem& p, const std::string& split,
+                                          std::uint64_t seed);
   std::vector<DType> dtypes_;
 };
 
@@ -114,6 +119,15 @@ void refresh_table(Problem& p, const std::vector<Program>& programs, bool full =
 /// outside the table.
 std::unique_ptr<Problem> sub_problem(const Problem& p, std::vector<std::size_t> train_rows,
                                      std::vector<std::size_t> test_rows);
+/// `p` under another split of its source shapes (spec.split and spec.seed replaced): the same
+/// table, backend, GPU and expert, so nothing is read or timed again. What a study over split
+/// seeds, or a second split of the same shapes, needs. The table keeps p's row order (a
+/// checkpoint's row numbers refer to it). Throws InputError for a bad split or a half without
+/// weight, as load_problem does; std::invalid_argument when p has a test file or a backend whose
+/// table holds only what it measured (complete_table() false).
+std::unique_ptr<Problem> resplit(const Problem& p, const std::string& split, std::uint64_t seed);
+/// Whether resplit() takes `p`: no test file, a backend with a complete table.
+bool can_resplit(const Problem& p);
 /// The (shape, config) pairs a full table of `p` has: legal configs x shapes.
 long long full_table_pairs(const Problem& p);
 

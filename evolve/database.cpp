@@ -287,22 +287,37 @@ ParentSample ProgramDatabase::sample(int island, Rng& rng) const {
   if (options_.inspirations == 0) return out;
   // The pool points into the database (nothing is added while sampling): only the chosen
   // inspirations are copied.
-  std::vector<const Candidate*> pool;
-  std::vector<std::uint64_t> keys; // quick_key of each pool member: equal programs, equal keys
-  const std::uint64_t parent_key = quick_key(out.parent.program);
-  auto offer = [&](const Candidate& c) {
-    if (c.id == out.parent.id) return;
-    const std::uint64_t key = quick_key(c.program);
-    if (key == parent_key && c.program == out.parent.program) return;
-    for (std::size_t k = 0; k < pool.size(); ++k)
-      if (keys[k] == key && pool[k]->program == c.program) return;
-    pool.push_back(&c);
-    keys.push_back(key);
-  };
+  std::vector<const Candidate*> pool; // offered in this order: the island ranked, then the grid
   for (const std::size_t i : ranked(members))
-    offer(members[i]);
+    pool.push_back(&members[i]);
   for (const auto& [key, elite] : grid_)
-    offer(elite);
+    pool.push_back(&elite);
+  // Keep the first of each program, and none equal to the parent: candidates are compared in
+  // full only when their quick keys match (sorted by key, then by place in the pool).
+  const std::uint64_t parent_key = quick_key(out.parent.program);
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_key;
+  by_key.reserve(pool.size());
+  for (std::size_t k = 0; k < pool.size(); ++k)
+    by_key.emplace_back(quick_key(pool[k]->program), k);
+  std::sort(by_key.begin(), by_key.end());
+  std::vector<char> keep(pool.size(), 1);
+  for (std::size_t a = 0; a < by_key.size(); ++a) {
+    const auto [key, k] = by_key[a];
+    const Candidate& c = *pool[k];
+    if (c.id == out.parent.id || (key == parent_key && c.program == out.parent.program)) {
+      keep[k] = 0;
+      continue;
+    }
+    for (std::size_t b = a; b-- > 0 && by_key[b].first == key;)
+      if (keep[by_key[b].second] && pool[by_key[b].second]->program == c.program) {
+        keep[k] = 0;
+        break;
+      }
+  }
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < pool.size(); ++k)
+    if (keep[k]) pool[kept++] = pool[k];
+  pool.resize(kept);
 
   std::vector<Cell> covered{cell(out.parent.program)};
   auto is_covered = [&](const Candidate& c) {

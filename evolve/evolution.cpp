@@ -243,11 +243,11 @@ MutationRequest Evolution::make_request(const ParentSample& sample) {
   request.parent_score = sample.parent.score;
   const std::vector<std::size_t>& rows = problem_->train_rows;
   request.feedback.reserve(rows.size());
-  const std::vector<Config>& choices = s.choices_of(sample.parent);
+  const State::Choices& choices = s.choices_of(sample.parent, rows);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Shape& sh = s.train_shapes[i];
-    const Config& chosen = choices[i];
-    const double time = s.eval.cached_time(rows[i], chosen);
+    const Config& chosen = choices.configs[i];
+    const double time = choices.seconds[i];
     const bool parent_is_best = time <= s.best_times[i];
     request.feedback.push_back({sh, chosen, time, parent_is_best ? time : s.best_times[i],
                                 parent_is_best ? chosen : s.best_configs[i],
@@ -275,26 +275,34 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
   Counters delta;
   delta.proposed = 1;
   Stage stage = Stage::full;
-  std::string reason, child_text;
+  std::string reason;
+  std::optional<Program> parsed; // the child as written, before unexercised rules are dropped
   Evaluation ev;
+  const auto parse = [&](const std::string& text) {
+    if (ParseResult pr = parse_program(text); !pr.ok()) {
+      stage = Stage::parse_failed;
+      reason = pr.error->str();
+    } else {
+      parsed = std::move(*pr.program);
+    }
+  };
   if (!reply.ok) {
     stage = Stage::mutator_failed;
     reason = reply.error;
   } else if (merged_text) {
-    child_text = *merged_text;
+    parse(*merged_text);
+  } else if (reply.child) {
+    parsed = reply.child; // what its text gives, as the mutator made it (see MutationReply)
   } else if (ReplyEdit edit = edit_from_reply(reply.text, parent_text); !edit.ok()) {
     stage = Stage::diff_failed;
     reason = edit.failure;
   } else {
-    child_text = std::move(edit.child_text);
+    parse(edit.child_text);
   }
   if (stage == Stage::full) {
-    if (ParseResult pr = parse_program(child_text); !pr.ok()) {
-      stage = Stage::parse_failed;
-      reason = pr.error->str();
-    } else if (const Program child = options_.drop_unexercised
-                                         ? drop_unexercised_rules(*pr.program, s.train_shapes)
-                                         : *pr.program;
+    if (const Program child = options_.drop_unexercised
+                                  ? drop_unexercised_rules(*parsed, s.train_shapes)
+                                  : *parsed;
                child == parent.program || !s.seen.insert(hash_value(child)).second) {
       stage = Stage::noop;
       reason =

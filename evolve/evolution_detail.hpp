@@ -14,6 +14,7 @@
 #include "models/json_text.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
 #include <map>
@@ -80,18 +81,33 @@ struct Evolution::State {
     if (fresh) it->second = print_program(c.program);
     return it->second;
   }
-  /// The config each candidate chooses per training shape, by id (a parent's feedback needs
-  /// them each time it is sampled). Derived data: not in checkpoints.
-  std::unordered_map<std::uint64_t, std::vector<Config>> choices;
-  /// c.program's choice on each training shape, worked out once per candidate id.
-  const std::vector<Config>& choices_of(const Candidate& c) {
+  /// What a candidate chooses on each training shape and the time the run has for each choice
+  /// (+inf while unmeasured). Derived data: not in checkpoints.
+  struct Choices {
+    std::vector<Config> configs;
+    std::vector<double> seconds;
+    bool complete = false; ///< every time finite: measurements never change, so kept as they are
+  };
+  std::unordered_map<std::uint64_t, Choices> choices; ///< by candidate id
+  /// c.program's choices on the training shapes (table rows `rows`, in train_shapes' order),
+  /// worked out once per candidate id; their times looked up again until all are measured.
+  const Choices& choices_of(const Candidate& c, const std::vector<std::size_t>& rows) {
     auto [it, fresh] = choices.try_emplace(c.id);
+    Choices& ch = it->second;
     if (fresh) {
-      it->second.reserve(train_shapes.size());
+      ch.configs.reserve(train_shapes.size());
       for (const Shape& sh : train_shapes)
-        it->second.push_back(c.program.choose(sh));
+        ch.configs.push_back(c.program.choose(sh));
     }
-    return it->second;
+    if (!ch.complete) {
+      ch.seconds.clear();
+      ch.complete = true;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        ch.seconds.push_back(eval.cached_time(rows[i], ch.configs[i]));
+        ch.complete = ch.complete && std::isfinite(ch.seconds.back());
+      }
+    }
+    return ch;
   }
   std::uint64_t next_id = 1;
   long long done = 0; ///< programs proposed (the seed is not counted)

@@ -158,7 +158,9 @@ std::vector<std::string> MockLlm::operators() const {
 }
 
 MutationReply MockLlm::propose(const MutationRequest& request) {
-  return propose_detailed(request).reply;
+  MockProposal p = propose_detailed(request);
+  p.reply.child = std::move(p.child);
+  return std::move(p.reply);
 }
 
 MockProposal MockLlm::propose_detailed(const MutationRequest& request) const {

@@ -65,6 +65,10 @@ struct MutationReply {
   std::string model;    ///< the model that answered (empty for the mock)
   double latency_s = 0; ///< time spent waiting for the answer, all attempts
   int attempts = 0;     ///< HTTP attempts (0 for the mock)
+  /// The child as a value, when the mutator made it as one (the mock): applying `text` to the
+  /// request's parent_text and parsing the result gives exactly this program, so the evolution
+  /// skips both. Empty for a language model, whose text is always applied and parsed.
+  std::optional<Program> child;
 };
 
 /// Proposes children. Implementations must be deterministic given the request (the mock)

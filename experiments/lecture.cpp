@@ -43,20 +43,26 @@ LectureResult run_lecture(const LectureOptions& options) {
   const Catalogue cat = load_catalogue(options.lang);
   LectureResult r;
   r.options = options;
-  // The two problems (each a table and its baselines) are independent: loaded side by side.
+  // The two splits share one table (built once, on every thread); their baselines are
+  // computed side by side.
+  ProblemSpec spec;
+  spec.gpu = options.gpu;
+  spec.split = "random";
+  std::unique_ptr<Problem> problems[2];
+  problems[0] = load_problem(spec);
+  problems[1] = resplit(*problems[0], options.model_split, 0);
   StudyProblem loaded[2];
   std::exception_ptr failed[2];
-  const std::string split_specs[2] = {"random", options.model_split};
 #pragma omp parallel for schedule(static, 1) num_threads(2) if (options.threads != 1)
   for (int i = 0; i < 2; ++i) {
     try {
-      loaded[i] = load_study_problem(options.gpu, split_specs[i]);
+      loaded[i] = study_problem(std::move(problems[i]));
     } catch (...) {
       failed[i] = std::current_exception();
     }
   }
   for (const auto& e : failed)
-    if (e) std::rethrow_exception(e); // the random split's error first, as before
+    if (e) std::rethrow_exception(e);
   const StudyProblem random = std::move(loaded[0]);
   const StudyProblem by_model = std::move(loaded[1]);
   const Problem& p = *random.problem;

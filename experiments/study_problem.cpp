@@ -24,12 +24,16 @@ StudyProblem load_study_problem(const std::string& gpu, const std::string& split
   return load_study_problem(spec);
 }
 
-StudyProblem load_study_problem(const ProblemSpec& spec) {
+StudyProblem study_problem(std::unique_ptr<Problem> problem) {
   StudyProblem s;
-  s.problem = load_problem(spec);
+  s.problem = std::move(problem);
   s.baselines = compute_baselines(*s.problem->train, *s.problem->test, s.problem->expert,
                                   s.problem->backend.get(), s.problem->spec.tree_leaves);
   return s;
+}
+
+StudyProblem load_study_problem(const ProblemSpec& spec) {
+  return study_problem(load_problem(spec));
 }
 
 std::string split_label(const std::string& split) {

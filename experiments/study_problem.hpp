@@ -32,6 +32,9 @@ StudyProblem load_study_problem(const std::string& gpu, const std::string& split
 /// recorded vendor times); throws InputError for bad input.
 StudyProblem load_study_problem(const ProblemSpec& spec);
 
+/// The study problem of an already loaded problem: its baselines computed.
+StudyProblem study_problem(std::unique_ptr<Problem> problem);
+
 /// A short human name of a split spec: "random half/half", "train NAME, test the rest".
 std::string split_label(const std::string& split);
 

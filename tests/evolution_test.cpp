@@ -173,6 +173,47 @@ TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads, and see
   CHECK(ec != ea);
 }
 
+TEST_CASE("evolution: a mock reply's child as a value gives the run its text gives") {
+  // The mock hands its child over as a value (MutationReply::child), so the evolution neither
+  // applies its diff nor parses the result; without it, the text goes the LLM's way.
+  class TextOnly : public Mutator {
+  public:
+    explicit TextOnly(const Gpu& g) : mock_(g) {}
+    std::string name() const override { return mock_.name(); }
+    std::vector<std::string> operators() const override { return mock_.operators(); }
+    MutationReply propose(const MutationRequest& r) override {
+      MutationReply reply = mock_.propose(r);
+      with_child += reply.child.has_value();
+      reply.child.reset();
+      return reply;
+    }
+    long long with_child = 0;
+
+  private:
+    MockLlm mock_;
+  };
+  for (const std::string gpu : {"h100", "mi300x"}) {
+    CAPTURE(gpu);
+    const Problem& p = test::lecture_problem(gpu);
+    auto run = [&](Mutator& m, const std::string& name) {
+      EvolutionOptions o;
+      o.seed = 5;
+      o.budget = 400;
+      const std::string dir = temp_dir("child_" + name + "_" + gpu);
+      const EvolutionResult r = Evolution(p, m, o, dir).run();
+      return std::make_pair(r, read_file(dir + "/events.ndjson"));
+    };
+    MockLlm mock(p.gpu);
+    TextOnly text_only(p.gpu);
+    const auto [a, ea] = run(mock, "value");
+    const auto [b, eb] = run(text_only, "text");
+    CHECK(text_only.with_child > 300); // nearly every reply had a child to drop
+    CHECK(ea == eb);                   // the whole event log, bit for bit
+    CHECK(a.best.program == b.best.program);
+    CHECK(a.counters.to_json() == b.counters.to_json());
+  }
+}
+
 TEST_CASE("evolution: resuming from any checkpoint ends like the uninterrupted run") {
   auto p = small_problem();
   MockLlm m(p->gpu);

@@ -219,4 +219,59 @@ TEST_CASE("problem: a split half with only zero weights names the file and the h
   }
 }
 
+TEST_CASE("problem: resplit gives what loading that split gives, on the same table") {
+  // Lecture shapes on the analytic model, and a recorded table with a (M, N, K) split.
+  struct Case {
+    ProblemSpec spec;
+    std::vector<std::pair<std::string, std::uint64_t>> splits;
+  };
+  ProblemSpec lecture;
+  lecture.gpu = "h100";
+  ProblemSpec replay;
+  replay.backend = "replay:" + data_path("replay/a100_hf_mm.txt");
+  replay.gpu_is_default = true;
+  replay.split = "random-mnk";
+  for (const Case& c : {Case{lecture, {{"model:llama3-8b", 0}, {"random", 1}, {"random", 7}}},
+                        Case{replay, {{"random-mnk", 1}, {"random-mnk", 2}, {"random", 3}}}}) {
+    const auto base = load_problem(c.spec);
+    REQUIRE(can_resplit(*base));
+    for (const auto& [split, seed] : c.splits) {
+      CAPTURE(split);
+      CAPTURE(seed);
+      ProblemSpec spec = c.spec;
+      spec.split = split;
+      spec.seed = seed;
+      const auto loaded = load_problem(spec);
+      const auto again = resplit(*base, split, seed);
+      CHECK(again->table == base->table); // shared, not rebuilt
+      CHECK(again->spec.split == split);
+      CHECK(again->spec.seed == seed);
+      CHECK(again->split_description == loaded->split_description);
+      CHECK(labels(*again, again->train_rows) == labels(*loaded, loaded->train_rows));
+      CHECK(labels(*again, again->test_rows) == labels(*loaded, loaded->test_rows));
+      CHECK(again->dtypes() == loaded->dtypes());
+      for (auto half : {&Problem::train, &Problem::test}) {
+        const SetScore a = (*again.*half)->score(again->expert);
+        const SetScore b = (*loaded.*half)->score(loaded->expert);
+        CHECK(a.valid);
+        CHECK(a.fraction_of_oracle == b.fraction_of_oracle);
+        CHECK(a.speedup_vs_expert == b.speedup_vs_expert);
+      }
+      // Each row's oracle is the same config, whatever the table's row order.
+      for (std::size_t i = 0; i < again->train_rows.size(); ++i)
+        CHECK(again->table->oracle_config(again->train_rows[i]) ==
+              loaded->table->oracle_config(loaded->train_rows[i]));
+    }
+  }
+  // A split the shapes do not allow is refused as loading refuses it; a problem with a test
+  // file has no source shapes to split again.
+  const auto base = load_problem(lecture);
+  CHECK_THROWS_AS(resplit(*base, "model:no-such-model", 0), InputError);
+  ProblemSpec fixed = lecture;
+  fixed.test_shapes = data_path("shapes/six_models.csv");
+  const auto with_file = load_problem(fixed);
+  CHECK_FALSE(can_resplit(*with_file));
+  CHECK_THROWS_AS(resplit(*with_file, "random", 1), std::invalid_argument);
+}
+
 } // namespace problem_test
