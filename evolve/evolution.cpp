@@ -300,10 +300,9 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
     parse(edit.child_text);
   }
   if (stage == Stage::full) {
-    if (const Program child = options_.drop_unexercised
-                                  ? drop_unexercised_rules(*parsed, s.train_shapes)
-                                  : *parsed;
-               child == parent.program || !s.seen.insert(hash_value(child)).second) {
+    if (const Program child =
+            options_.drop_unexercised ? drop_unexercised_rules(*parsed, s.train_shapes) : *parsed;
+        child == parent.program || !s.seen.insert(hash_value(child)).second) {
       stage = Stage::noop;
       reason =
           child == parent.program ? "same program as its parent" : "same program as an earlier one";
