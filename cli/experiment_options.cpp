@@ -64,7 +64,8 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
   off("--no-refit-validation", refit_validation,
       "return the searched program even where a decision tree refitted on the run's own "
       "measurements does better on held-out folds of the training shapes (by default such a "
-      "tree is the result when its gain exceeds one standard error; no kernel runs either way)");
+      "tree is the result when that held-out figure beats the searched program's training "
+      "figure; no kernel runs either way)");
 }
 
 void check_report_dir(const std::string& out) {

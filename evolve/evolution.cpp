@@ -591,7 +591,9 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
     weights.push_back(std::max(0.0, f.shape.weight));
   }
   // Folds mirror the split: with test sizes unseen (random-mnk), a held-out size is unseen too.
-  r.refit = validate_refit(feedback, problem_->spec.tree_leaves, kRefitFolds, options_.seed,
+  // Cross-validation chooses the tree's size, up to twice the baseline tree's leaf limit.
+  const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
+  r.refit = validate_refit(feedback, max_leaves, kRefitFolds, options_.seed,
                            problem_->spec.split == "random-mnk");
   r.refit_verdict = compare_refit(r.refit, searched_log, weights);
   if (r.refit_verdict.tree_wins)

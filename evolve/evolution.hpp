@@ -36,6 +36,9 @@ inline constexpr double kNoisyRulePenalty = 0.01;
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
+/// Refit validation tries trees of up to this many times the baseline tree's leaf limit
+/// (ProblemSpec::tree_leaves, at most kMaxTreeLeaves): the held-out figures choose the size.
+inline constexpr int kRefitLeafFactor = 2;
 
 /// Knobs of one run; all have defaults.
 struct EvolutionOptions {
@@ -83,7 +86,7 @@ struct EvolutionOptions {
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
-  /// exceeds one standard error. No kernel runs: only pairs the run timed are read. Not with
+  /// is positive. No kernel runs: only pairs the run timed are read. Not with
   /// folds > 0 (model selection decides there).
   bool refit_validation = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its

@@ -141,7 +141,7 @@ RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& 
   // Standard error of a weighted mean: sqrt(var * sum w^2) / sum w.
   out.gain = mean;
   out.standard_error = std::sqrt(var * w2_sum) / w_sum;
-  out.tree_wins = mean > out.standard_error;
+  out.tree_wins = mean > 0;
   return out;
 }
 

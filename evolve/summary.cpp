@@ -137,8 +137,8 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
         "the searched program: on held-out folds of the training shapes ({} folds) it gains "
-        "{:+.2f}% over the searched program's training figure, more than one standard error "
-        "({:.2f}%; --no-refit-validation keeps the searched program).\n\n",
+        "{:+.2f}% over the searched program's training figure (standard error {:.2f}%; "
+        "--no-refit-validation keeps the searched program).\n\n",
         r.refit_verdict.leaves, r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
         100 * r.refit_verdict.standard_error);
   if (r.selection.folds == 0 && !r.placement.empty()) {

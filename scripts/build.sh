@@ -11,7 +11,12 @@ trap 'rm -f "$log"' EXIT
 echo "build: configuring and compiling build/tilevolve ..."
 launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" > "$log" 2>&1 || { cat "$log"; exit 1; }
+# Ninja keeps every core busy across targets (Make waits at each library's boundary); a build
+# folder made earlier keeps the generator it was made with.
+generator=()
+if [ ! -f build/CMakeCache.txt ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${generator[@]}" "${launcher[@]}" > "$log" 2>&1 ||
+  { cat "$log"; exit 1; }
 cmake --build build -j "$(nproc)" --target tilevolve tilevolve-fake-worker >> "$log" 2>&1 ||
   { tail -60 "$log"; exit 1; }
 echo "build: done (build/tilevolve; install it with cmake --install build --prefix DIR)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tilevolve needs, only those that are missing. Safe to run any
 # number of times.
-#   setup.sh        what building and running the tool needs: the compiler, CMake, the
+#   setup.sh        what building and running the tool needs: the compiler, CMake and Ninja, the
 #                   libraries, and Chart.js for the dashboard (tilevolve serve serves Debian's
 #                   file; nothing is fetched from the internet).
 #   setup.sh test   that, and what the whole test suite (scripts/test.sh) needs besides: clang
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make pkg-config python3
+  g++ cmake make ninja-build pkg-config python3
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
   libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
   libjs-chart.js

@@ -73,6 +73,26 @@ TEST_CASE("refit validation: a tree that finds the two regimes wins held out") {
   CHECK_FALSE(perfect.tree_wins);
 }
 
+TEST_CASE("refit validation: a positive held-out gain is enough, a negative one is not") {
+  // The searched program's figure is its training one (optimistic), so no margin is asked on
+  // top: a gain inside one standard error wins too.
+  RefitValidation v;
+  v.folds = 5;
+  v.leaves = {1};
+  v.best_leaves = 1;
+  v.held_out_log.emplace_back();
+  for (int i = 0; i < 10; ++i)
+    v.held_out_log[0].push_back(i % 2 ? -0.18 : 0.2); // mean +0.01, noisy
+  const std::vector<double> weights(10, 1.0);
+  const RefitVerdict small = compare_refit(v, std::vector<double>(10, 0.0), weights);
+  CHECK(small.gain == doctest::Approx(0.01));
+  CHECK(small.standard_error > small.gain);
+  CHECK(small.tree_wins);
+  const RefitVerdict behind = compare_refit(v, std::vector<double>(10, 0.02), weights);
+  CHECK(behind.gain < 0);
+  CHECK_FALSE(behind.tree_wins);
+}
+
 TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of them stop it") {
   // 3 sizes with 4 layouts each: dealt by shape there are 12, enough for 5 folds; dealt by size
   // only 3, too few for two folds (each needs a held-out size and a fit on the others).
