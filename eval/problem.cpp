@@ -309,7 +309,6 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
   p->expert = load_program_file(p->expert_path);
 
   std::vector<Shape> train, test;
-  if (spec.test_shapes.empty()) p->source_shapes = shapes;
   if (!spec.test_shapes.empty()) {
     p->test_shapes_path = spec.test_shapes;
     train = shapes;
@@ -321,6 +320,7 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
     train = std::move(s.train);
     test = std::move(s.test);
     p->split_description = s.description;
+    p->source_shapes = shapes; // what resplit() splits again
   }
 
   check_weights(train, "training", p->shapes_path, p->split_description);
