@@ -235,7 +235,10 @@ TEST_CASE("problem: resplit gives what loading that split gives, on the same tab
                         Case{replay, {{"random-mnk", 1}, {"random-mnk", 2}, {"random", 3}}}}) {
     const auto base = load_problem(c.spec);
     REQUIRE(can_resplit(*base));
-    for (const auto& [split, seed] : c.splits) {
+    for (const auto& split_seed : c.splits) {
+      // (Plain names: clang 14 cannot capture a structured binding in CAPTURE's lambda.)
+      const std::string& split = split_seed.first;
+      const std::uint64_t seed = split_seed.second;
       CAPTURE(split);
       CAPTURE(seed);
       ProblemSpec spec = c.spec;
