@@ -75,7 +75,9 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   // read or timed again) where the backend's table is complete, and get their baselines side
   // by side.
   std::vector<StudyProblem> problems(std::size_t(options.splits));
-  problems[0] = load_study_problem(options.problem);
+  ProblemSpec first = options.problem;
+  if (!fixed) first.seed = 0; // split seeds 0 to splits - 1
+  problems[0] = load_study_problem(first);
   std::vector<std::unique_ptr<Problem>> others;
   for (int sp = 1; sp < options.splits; ++sp) {
     ProblemSpec spec = options.problem;
