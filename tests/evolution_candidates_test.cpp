@@ -4,6 +4,7 @@
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "support/fixtures.hpp"
+#include "support/mock_delegate.hpp"
 #include "support/shell.hpp"
 
 #include <doctest/doctest.h>
@@ -19,27 +20,20 @@ using namespace tv;
 namespace {
 
 /// The mock, remembering every request it was given.
-class Recording : public Mutator {
+class Recording : public test::MockDelegate {
 public:
-  explicit Recording(const Gpu& g) : mock_(g) {}
-  std::string name() const override { return mock_.name(); }
-  std::vector<std::string> operators() const override { return mock_.operators(); }
+  using MockDelegate::MockDelegate;
   MutationReply propose(const MutationRequest& r) override {
     seen.push_back(r);
     return mock_.propose(r);
   }
   std::vector<MutationRequest> seen;
-
-private:
-  MockLlm mock_;
 };
 
 /// The mock with a request budget and a fake token count, like the LLM mutator's.
-class Budgeted : public Mutator {
+class Budgeted : public test::MockDelegate {
 public:
-  Budgeted(const Gpu& g, long long max) : mock_(g), max_(max) {}
-  std::string name() const override { return mock_.name(); }
-  std::vector<std::string> operators() const override { return mock_.operators(); }
+  Budgeted(const Gpu& g, long long max) : MockDelegate(g), max_(max) {}
   MutationReply propose(const MutationRequest& r) override {
     ++used_;
     return mock_.propose(r);
@@ -52,7 +46,6 @@ public:
   void restore(const nlohmann::json& s) override { used_ = s.at("used").get<long long>(); }
 
 private:
-  MockLlm mock_;
   long long max_, used_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include "ir/text.hpp"
 #include "ir/threshold_placement.hpp"
 #include "support/fixtures.hpp"
+#include "support/mock_delegate.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -176,11 +177,9 @@ TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads, and see
 TEST_CASE("evolution: a mock reply's child as a value gives the run its text gives") {
   // The mock hands its child over as a value (MutationReply::child), so the evolution neither
   // applies its diff nor parses the result; without it, the text goes the LLM's way.
-  class TextOnly : public Mutator {
+  class TextOnly : public test::MockDelegate {
   public:
-    explicit TextOnly(const Gpu& g) : mock_(g) {}
-    std::string name() const override { return mock_.name(); }
-    std::vector<std::string> operators() const override { return mock_.operators(); }
+    using MockDelegate::MockDelegate;
     MutationReply propose(const MutationRequest& r) override {
       MutationReply reply = mock_.propose(r);
       with_child += reply.child.has_value();
@@ -188,9 +187,6 @@ TEST_CASE("evolution: a mock reply's child as a value gives the run its text giv
       return reply;
     }
     long long with_child = 0;
-
-  private:
-    MockLlm mock_;
   };
   for (const std::string gpu : {"h100", "mi300x"}) {
     CAPTURE(gpu);
@@ -309,11 +305,9 @@ TEST_CASE("evolution: the cascade saves kernel runs, fewer than exhaustive tunin
 TEST_CASE("evolution: the feedback's best config is the one that ran in the best time") {
   auto p = small_problem();
   /// Delegates to the mock and checks every request's feedback against the time table.
-  class Checking : public Mutator {
+  class Checking : public test::MockDelegate {
   public:
-    Checking(const Problem& p) : p_(p), mock_(p.gpu) {}
-    std::string name() const override { return mock_.name(); }
-    std::vector<std::string> operators() const override { return mock_.operators(); }
+    Checking(const Problem& p) : MockDelegate(p.gpu), p_(p) {}
     MutationReply propose(const MutationRequest& r) override {
       for (const ShapeFeedback& f : r.feedback) {
         REQUIRE(f.best_config);
@@ -332,7 +326,6 @@ TEST_CASE("evolution: the feedback's best config is the one that ran in the best
 
   private:
     const Problem& p_;
-    MockLlm mock_;
   } m(*p);
   EvolutionOptions o;
   o.budget = 200;
