@@ -55,11 +55,11 @@ TEST_CASE("exit_status: a run that spends its budget as planned exits 0") {
 
 TEST_CASE("exit_status: a measured run left without workers exits 4") {
   tv::test::ScratchDir dir("tv_exit_status_workers");
-  const auto r = tilevolve(
-      "evolve --gpu h100 --backend measured --budget 40 --quiet --worker-timeout 5 "
-      "--worker-max-backoff 0.2 --cache " +
-      dir.at("m.csv") + " --devices 0 --worker-cmd \"" +
-      tv::test::fake_worker_cmd("--crash-after 0") + "\"");
+  const auto r =
+      tilevolve("evolve --gpu h100 --backend measured --budget 40 --quiet --worker-timeout 5 "
+                "--worker-max-backoff 0.2 --cache " +
+                dir.at("m.csv") + " --devices 0 --worker-cmd \"" +
+                tv::test::fake_worker_cmd("--crash-after 0") + "\"");
   CHECK(r.status == 4);
   CHECK(contains(r.out, "no worker is left to measure with"));
 }
