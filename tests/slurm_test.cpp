@@ -3,6 +3,7 @@
 // It needs root (slurmd runs jobs as their users) and the packages scripts/setup.sh test installs;
 // CI has both. Elsewhere it says why it did not run.
 #include "support/fake_worker.hpp"
+#include "support/process.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 
@@ -14,8 +15,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <netinet/in.h>
+#include <optional>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -58,8 +61,9 @@ std::string cannot_run() {
   return "";
 }
 
-/// munged, slurmctld and slurmd for one node, in `dir`; stopped (by their pid files) when
-/// the object goes away, whatever happened.
+/// munged, slurmctld and slurmd for one node, in `dir`, each in the foreground as a child of
+/// the test: stopped when the object goes away, and killed with the test process if that ends
+/// first (a test killed by ctest's timeout leaves no daemon running).
 class LocalCluster {
 public:
   explicit LocalCluster(const std::string& dir) : dir_(dir) {
@@ -70,12 +74,16 @@ public:
                     "{0}/munge/munge.key",
                     dir));
     REQUIRE_MESSAGE(key.status == 0, key.out);
-    const auto munge = run_shell(
-        fmt::format("munged --force --socket={0}/munge/munge.sock --key-file={0}/munge/munge.key "
-                    "--log-file={0}/munge/munged.log --pid-file={0}/munge/munged.pid "
-                    "--seed-file={0}/munge/munged.seed 2>&1",
-                    dir));
-    REQUIRE_MESSAGE(munge.status == 0, munge.out);
+    munged_.emplace(
+        std::vector<std::string>{
+            "munged", "--foreground", "--force", "--socket=" + dir + "/munge/munge.sock",
+            "--key-file=" + dir + "/munge/munge.key", "--log-file=" + dir + "/munge/munged.log",
+            "--pid-file=" + dir + "/munge/munged.pid", "--seed-file=" + dir + "/munge/munged.seed"},
+        dir + "/munged.out");
+    // Slurm's daemons authenticate through munged's socket: wait until it is there.
+    for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/munge/munge.sock"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE_MESSAGE(std::filesystem::exists(dir + "/munge/munge.sock"), munged_->output());
     std::ofstream(dir + "/slurm.conf") << fmt::format(
         "ClusterName=tilevolve\n"
         "SlurmctldHost={1}(127.0.0.1)\n"
@@ -94,10 +102,10 @@ public:
         "PartitionName=tv Nodes={1} Default=YES MaxTime=INFINITE State=UP\n",
         dir, host, free_port(), free_port());
     ::setenv("SLURM_CONF", (dir + "/slurm.conf").c_str(), 1);
-    const auto ctld = run_shell(fmt::format("slurmctld -f {0}/slurm.conf 2>&1", dir));
-    REQUIRE_MESSAGE(ctld.status == 0, ctld.out);
-    const auto d = run_shell(fmt::format("slurmd -f {0}/slurm.conf -N {1} 2>&1", dir, host));
-    REQUIRE_MESSAGE(d.status == 0, d.out);
+    slurmctld_.emplace(std::vector<std::string>{"slurmctld", "-D", "-f", dir + "/slurm.conf"},
+                       dir + "/slurmctld.out");
+    slurmd_.emplace(std::vector<std::string>{"slurmd", "-D", "-f", dir + "/slurm.conf", "-N", host},
+                    dir + "/slurmd.out");
     // Up when the node is idle (a few seconds).
     for (int i = 0; i < 150; ++i) {
       if (run_shell("sinfo -h -o %t 2>/dev/null").out.find("idle") != std::string::npos) {
@@ -108,23 +116,23 @@ public:
     }
   }
   ~LocalCluster() {
-    for (const char* pid : {"slurmd.pid", "slurmctld.pid", "munge/munged.pid"}) {
-      std::ifstream in(dir_ + "/" + pid);
-      long p = 0;
-      if (in >> p && p > 1) ::kill(pid_t(p), SIGTERM);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The node first, munged last (the others authenticate through it while they stop).
+    for (auto* daemon : {&slurmd_, &slurmctld_, &munged_})
+      if (*daemon) (*daemon)->stop(SIGTERM, 5);
     ::unsetenv("SLURM_CONF");
   }
   /// True once the node reported idle.
   bool up() const { return up_; }
   /// The daemons' logs, for failure messages.
   std::string logs() const {
-    return tv::test::read_text(dir_ + "/slurmctld.log") + tv::test::read_text(dir_ + "/slurmd.log");
+    return tv::test::read_text(dir_ + "/slurmctld.log") +
+           tv::test::read_text(dir_ + "/slurmd.log") +
+           tv::test::read_text(dir_ + "/slurmctld.out") + tv::test::read_text(dir_ + "/slurmd.out");
   }
 
 private:
   std::string dir_;
+  std::optional<tv::test::Process> munged_, slurmctld_, slurmd_;
   bool up_ = false;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 /// Background processes for end-to-end tests (header-only): start a command, read what it
-/// printed, stop it by its process id.
+/// printed, stop it by its process id. A child never outlives the test process: it gets SIGKILL
+/// when the test process ends, even by a signal (ctest's timeout), so nothing is left running.
 #include <chrono>
 #include <csignal>
 #include <doctest/doctest.h>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <thread>
@@ -17,7 +19,8 @@
 namespace tv::test {
 
 /// A child process running `argv`, its stdout and stderr going to `log`. Killed (SIGKILL) and
-/// reaped on destruction unless stop() was called.
+/// reaped on destruction unless stop() was called; killed too when the test process ends
+/// first (PR_SET_DEATHSIG), so `argv` must not detach itself (a daemon runs in the foreground).
 class Process {
 public:
   Process(const std::vector<std::string>& argv, std::string log) : log_(std::move(log)) {
@@ -29,9 +32,12 @@ public:
     args.push_back(nullptr);
     const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     REQUIRE(fd >= 0);
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
+      // Dies with the test process; if that has already ended, ends now.
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
       ::dup2(fd, 1);
       ::dup2(fd, 2);
       ::execvp(args[0], args.data());
