@@ -19,8 +19,9 @@
 namespace tv::test {
 
 /// A child process running `argv`, its stdout and stderr going to `log`. Killed (SIGKILL) and
-/// reaped on destruction unless stop() was called; killed too when the test process ends
-/// first (PR_SET_DEATHSIG), so `argv` must not detach itself (a daemon runs in the foreground).
+/// reaped on destruction unless stop() was called; killed too when the thread that started it
+/// ends first (PR_SET_PDEATHSIG: start it on the test's own thread, as every test does), so
+/// `argv` must not detach itself (a daemon runs in the foreground).
 class Process {
 public:
   Process(const std::vector<std::string>& argv, std::string log) : log_(std::move(log)) {
