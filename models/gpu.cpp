@@ -201,12 +201,12 @@ ConfigSpace read_space(const FieldReader& r, const json& root, bool amd) {
   return s;
 }
 
-std::map<std::string, double> read_peaks(const FieldReader& r, const json& root) {
+std::map<std::string, double, std::less<>> read_peaks(const FieldReader& r, const json& root) {
   const json& p =
       r.member(root, "peak_tflops", "peak_tflops", "an object of dense TFLOP/s by dtype");
   if (!p.is_object() || p.empty())
     r.fail("peak_tflops", "expected a non-empty object of dense TFLOP/s by dtype");
-  std::map<std::string, double> out;
+  std::map<std::string, double, std::less<>> out;
   for (const auto& [key, value] : p.items()) {
     std::string path = "peak_tflops." + key;
     auto d = parse_dtype(key);
@@ -228,8 +228,7 @@ std::string lowercase(std::string s) {
 } // namespace
 
 double Gpu::peak(DType d) const {
-  if (auto it = peak_flops.find(std::string(dtype_name(d))); it != peak_flops.end())
-    return it->second;
+  if (auto it = peak_flops.find(dtype_name(d)); it != peak_flops.end()) return it->second;
   if (auto it = peak_flops.find("bf16"); it != peak_flops.end()) return it->second;
   return 0.0;
 }

@@ -33,7 +33,8 @@ struct Gpu {
   long long shared_per_block = 0; ///< largest allocation one block may make
   double l2_bytes = 0;
   double infinity_cache_bytes = 0;          ///< 0 where there is none
-  std::map<std::string, double> peak_flops; ///< dense FLOP/s by dtype name ("bf16", "f16", ...)
+  /// Dense FLOP/s by dtype name ("bf16", "f16", ...); looked up by string_view, no copy.
+  std::map<std::string, double, std::less<>> peak_flops;
   double hbm_bytes_per_s = 0;
   double l2_bytes_per_s = 0;
   double clock_hz = 0;
