@@ -17,14 +17,8 @@ namespace tv {
 
 namespace {
 
-using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
 /// A shape, a config and the sample (0 = first measurement).
 using PairKey = std::tuple<ShapeKey, Config, int>;
-
-/// The key of a shape: M, N, K, dtype and layout (empty = NN).
-ShapeKey key_of(const Shape& s) {
-  return {s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string(kShapeLayouts.front()) : s.layout};
-}
 
 /// The shape of a key (no name, weight 1); `with_layout` false leaves the layout unspecified.
 Shape shape_of(const ShapeKey& k, bool with_layout) {
@@ -145,7 +139,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
       gpus.insert(r.gpu);
       if (r.gpu != gpu.name) continue;
       if (!filter.dtypes.empty() && !keeps(filter.dtypes, r.shape.dtype)) continue;
-      const ShapeKey k = key_of(r.shape);
+      const ShapeKey k = shape_key(r.shape);
       families.insert({r.device, r.worker});
       keys.insert(k);
       full_size.insert(k);
@@ -273,7 +267,7 @@ Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) c
     Measurement m;
     std::optional<double> t = vendor_time(s);
     if (v2_ && sample > 0) { // a version-2 file records re-measurements of the library too
-      auto it = vendor_samples_.find({key_of(s), sample});
+      auto it = vendor_samples_.find({shape_key(s), sample});
       t = it == vendor_samples_.end() ? std::nullopt : std::optional<double>(it->second);
     }
     if (t) {
@@ -287,9 +281,9 @@ Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) c
     return m;
   }
   const Config launched = launched_config(c, s);
-  auto it = results_.find({key_of(s), launched, sample});
+  auto it = results_.find({shape_key(s), launched, sample});
   // Files without samples (version 1, AutoHeuristic) answer every sample with their one value.
-  if (it == results_.end() && !v2_) it = results_.find({key_of(s), launched, 0});
+  if (it == results_.end() && !v2_) it = results_.find({shape_key(s), launched, 0});
   if (it != results_.end()) return it->second;
   Measurement m;
   m.status = MeasureStatus::unmeasured;
@@ -297,7 +291,7 @@ Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) c
       fmt::format("{} has no measurement{} for {}x{}x{} {}{} in {}", c.brief(),
                   sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M, s.N, s.K,
                   dtype_name(s.dtype),
-                  autoheuristic_ || v2_ ? " " + std::get<4>(key_of(s)) : std::string(), source_);
+                  autoheuristic_ || v2_ ? " " + std::get<4>(shape_key(s)) : std::string(), source_);
   if (autoheuristic_ && !(launched == inductor_canonical(c)))
     m.detail += fmt::format(" (Inductor launches it as {} on this shape)", launched.brief());
   return m;
@@ -377,7 +371,7 @@ std::vector<Shape> ReplayBackend::shapes() const {
 }
 
 std::optional<double> ReplayBackend::vendor_time(const Shape& s) const {
-  auto it = vendor_.find(key_of(s));
+  auto it = vendor_.find(shape_key(s));
   if (it == vendor_.end()) return std::nullopt;
   return it->second;
 }

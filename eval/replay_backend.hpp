@@ -114,8 +114,6 @@ public:
   std::size_t recorded_pairs() const { return results_.size(); }
 
 private:
-  /// M, N, K, dtype and layout ("NN" for an unspecified one).
-  using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
   Measurement lookup(const Shape& s, const Config& c, int sample) const;
 
   std::string path_, source_;

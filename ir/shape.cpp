@@ -23,6 +23,10 @@ int dtype_bytes(DType d) {
   return 2;
 }
 
+ShapeKey shape_key(const Shape& s) {
+  return {s.M, s.N, s.K, s.dtype, s.layout.empty() ? std::string(kShapeLayouts.front()) : s.layout};
+}
+
 std::string_view dtype_name(DType d) {
   switch (d) {
   case DType::f16:

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 namespace tv {
 
@@ -43,5 +44,11 @@ struct Shape {
   std::string label() const;
   friend bool operator==(const Shape&, const Shape&) = default;
 };
+
+/// What tells two shapes apart for a timing: M, N, K, dtype and layout (name and weight are
+/// not part of it).
+using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType, std::string>;
+/// The key of `s`, its empty layout written "NN".
+ShapeKey shape_key(const Shape& s);
 
 } // namespace tv

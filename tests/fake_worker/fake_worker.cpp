@@ -21,7 +21,6 @@
 #include <poll.h>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -254,7 +253,7 @@ private:
     // The launchable configs of a dtype are listed once per process: listing them took a
     // third of the worker's time in runs that ask for the vendor library's column.
     // Each shape's best time is modelled once too: a run asks for it once per sample.
-    auto key = std::make_tuple(s.M, s.N, s.K, s.dtype, s.layout);
+    const tv::ShapeKey key = tv::shape_key(s);
     if (auto known = vendor_times_.find(key); known != vendor_times_.end()) return known->second;
     auto [it, added] = vendor_configs_.try_emplace(s.dtype);
     if (added) it->second = tv::model_configs(gpu_, {s.dtype});
@@ -373,9 +372,7 @@ private:
   Options o_;
   tv::Gpu gpu_;
   std::map<tv::DType, std::vector<tv::Config>> vendor_configs_; ///< vendor_time's configs
-  /// vendor_time's results by (M, N, K, dtype, layout).
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, tv::DType, std::string>, double>
-      vendor_times_;
+  std::map<tv::ShapeKey, double> vendor_times_;                 ///< vendor_time's results
   long long replies_ = 0;
   std::FILE* idle_ = nullptr;
 };
