@@ -114,6 +114,7 @@ void save_measured_settings(const EvolveOptions& o) {
                          {"worker_max_failed_starts", w.max_failed_starts},
                          {"worker_max_faults", w.max_faults_in_row},
                          {"poison_strikes", w.poison_strikes},
+                         {"poison_config_after", w.poison_config_after},
                          {"reps", w.reps},
                          {"warmup", w.warmup},
                          {"noise_reps", o.noise_reps}};
@@ -126,7 +127,8 @@ void save_measured_settings(const EvolveOptions& o) {
 const char* const kResumableWorkerFlags[] = {"--worker-cmd",         "--devices",
                                              "--worker-timeout",     "--worker-backoff",
                                              "--worker-max-backoff", "--worker-max-failed-starts",
-                                             "--worker-max-faults",  "--poison-strikes"};
+                                             "--worker-max-faults",  "--poison-strikes",
+                                             "--poison-config-after"};
 
 /// Reads measured.json into `o`; worker options given on the command line (`flag_given(flag)`)
 /// win.
@@ -151,6 +153,7 @@ void load_measured_settings(const std::string& dir, EvolveOptions& o,
     pick(w.max_failed_starts, "--worker-max-failed-starts", "worker_max_failed_starts");
     pick(w.max_faults_in_row, "--worker-max-faults", "worker_max_faults");
     pick(w.poison_strikes, "--poison-strikes", "poison_strikes");
+    pick(w.poison_config_after, "--poison-config-after", "poison_config_after");
     o.spec.workers.reps = j.value("reps", 20);
     o.spec.workers.warmup = j.value("warmup", 5);
     o.noise_reps = j.value("noise_reps", -1);

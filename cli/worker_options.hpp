@@ -9,7 +9,8 @@ namespace tv {
 
 /// Adds --worker-cmd, --devices, --worker-timeout and the restart limits (--worker-backoff,
 /// --worker-max-backoff, --worker-max-failed-starts) to `cmd`; with `timing`, also --reps,
-/// --warmup and the fault limits of measuring (--worker-max-faults, --poison-strikes).
+/// --warmup and the fault limits of measuring (--worker-max-faults, --poison-strikes,
+/// --poison-config-after).
 void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing = true);
 /// Adds --cache (the measurement file) to `cmd`, defaulting to kDefaultCache.
 void add_cache_option(CLI::App& cmd, std::string& cache);

@@ -245,33 +245,57 @@ TEST_CASE("device_pool: random faults of every kind never change a result") {
     }
 }
 
-TEST_CASE("device_pool: a poison config is found after three faults alone, on two devices") {
+TEST_CASE(
+    "device_pool: a poison config is found after three faults alone, on two devices, and once "
+    "it is poison on two shapes, one fault is enough on the others") {
   const Config poison = cfg(64, 128, 64, 4, 4, 8);
   for (const auto& devices : {std::vector<std::string>{"0"}, std::vector<std::string>{"0", "1"}}) {
-    INFO("devices " << devices.size());
-    PoolOptions o = options("--poison-config '" + poison.brief() + "'", devices);
-    o.backoff_s = 0.001;
-    DevicePool pool(o);
-    const auto js = jobs(100); // 88 with the first config, 12 with the poison one
-    const auto rs = pool.run(js);
-    for (std::size_t i = 0; i < js.size(); ++i) {
-      INFO("job " << i << ": " << rs[i].reply.detail);
-      if (js[i].config == poison) {
-        CHECK(rs[i].reply.status == MeasureStatus::crash);
-        CHECK(rs[i].poison);
-        CHECK(!rs[i].controller_error);
-        CHECK(rs[i].reply.detail.find("poison pair: it faulted alone on its worker 3 times") !=
-              std::string::npos);
-        CHECK(rs[i].reply.detail.find("Segmentation fault while compiling") != std::string::npos);
-        if (devices.size() == 2)
-          CHECK(rs[i].reply.detail.find("devices 0, 1") != std::string::npos);
-      } else {
-        CHECK(rs[i].reply.status == MeasureStatus::ok);
+    long long crashes_without = 0, crashes_with = 0;
+    for (const int after : {0, 2}) {
+      INFO("devices " << devices.size() << ", poison_config_after " << after);
+      PoolOptions o = options("--poison-config '" + poison.brief() + "'", devices);
+      o.backoff_s = 0.001;
+      o.poison_config_after = after;
+      DevicePool pool(o);
+      const auto js = jobs(100); // 88 with the first config, 12 with the poison one
+      const auto rs = pool.run(js);
+      int three = 0, once = 0;
+      for (std::size_t i = 0; i < js.size(); ++i) {
+        INFO("job " << i << ": " << rs[i].reply.detail);
+        if (js[i].config == poison) {
+          const std::string& d = rs[i].reply.detail;
+          CHECK(rs[i].reply.status == MeasureStatus::crash);
+          CHECK(rs[i].poison);
+          CHECK(!rs[i].controller_error);
+          CHECK(d.find("Segmentation fault while compiling") != std::string::npos);
+          if (d.find("poison pair: it faulted alone on its worker 3 times") != std::string::npos) {
+            ++three;
+            if (devices.size() == 2) CHECK(d.find("devices 0, 1") != std::string::npos);
+          } else {
+            // Inferred from the config: one fault, the other shapes counted.
+            ++once;
+            CHECK(after > 0);
+            CHECK(d.find("poison pair: it faulted alone on its worker once (device ") !=
+                  std::string::npos);
+            CHECK(d.find("and its config is a poison pair on ") != std::string::npos);
+            CHECK(d.find(" other shapes; the last: ") != std::string::npos);
+          }
+        } else {
+          CHECK(rs[i].reply.status == MeasureStatus::ok);
+        }
       }
+      CHECK(three + once == 12);
+      CHECK(three >= 2); // the first two shapes always need every strike
+      if (after > 0) CHECK(once >= 1);
+      CHECK(pool.counters().poison == 12);
+      CHECK(pool.counters().retired == 0);
+      CHECK(pool.any_alive()); // the last poison pair's worker may still be restarting
+      (after == 0 ? crashes_without : crashes_with) = pool.counters().crashes;
     }
-    CHECK(pool.counters().poison == 12);
-    CHECK(pool.counters().retired == 0);
-    CHECK(pool.any_alive()); // the last poison pair's worker may still be restarting
+    // Each strike is a crashed worker: 3 per shape without the inference (and the crashes that
+    // caught the pair beside another), far fewer with.
+    CHECK(crashes_without >= 36);
+    CHECK(crashes_with < crashes_without);
   }
 }
 

@@ -278,7 +278,9 @@ TEST_CASE("measured_faults: --poison-strikes and --worker-max-faults reach the p
   const std::string args = "--crash-after 0 --fault-device 1 --poison-config '64x128x64 w4 s4 g8'";
   const auto r = json_of(tilevolve(measured(
       cache, 2, args,
-      "--worker-max-faults 3 --poison-strikes 2 --worker-backoff 0.01 --out " + shell_word(out))));
+      "--worker-max-faults 3 --poison-strikes 2 --poison-config-after 3 --worker-backoff 0.01 "
+      "--out " +
+          shell_word(out))));
   const auto& m = r["measurement"];
   INFO(m.dump());
   CHECK(m["devices"][1]["retired"] == true);
@@ -323,6 +325,7 @@ TEST_CASE("measured_faults: --poison-strikes and --worker-max-faults reach the p
   // The run records its limits, for --resume.
   const auto settings = nlohmann::json::parse(tv::test::read_text(out + "/measured.json"));
   CHECK(settings["poison_strikes"] == 2);
+  CHECK(settings["poison_config_after"] == 3);
   CHECK(settings["worker_max_faults"] == 3);
   CHECK(settings["worker_backoff"] == 0.01);
 }
@@ -364,6 +367,7 @@ TEST_CASE("measured_faults: bad fault limits are refused with the flag and what 
   };
   refused("evolve --backend measured --poison-strikes 0", "--poison-strikes");
   refused("evolve --backend measured --worker-max-faults -1", "--worker-max-faults");
+  refused("evolve --backend measured --poison-config-after -1", "--poison-config-after");
   refused("measure --shapes x.csv --worker-backoff abc", "--worker-backoff");
   refused("devices --worker-max-failed-starts 0", "--worker-max-failed-starts");
   refused("devices --worker-backoff 20", "--worker-max-backoff (10 s) must not be below "
@@ -372,7 +376,7 @@ TEST_CASE("measured_faults: bad fault limits are refused with the flag and what 
   // --help tells what each does.
   const auto help = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " evolve --help");
   for (const char* flag : {"--worker-backoff", "--worker-max-backoff", "--worker-max-failed-starts",
-                           "--worker-max-faults", "--poison-strikes"})
+                           "--worker-max-faults", "--poison-strikes", "--poison-config-after"})
     CHECK_MESSAGE(help.out.find(flag) != std::string::npos, flag);
   CHECK(tv::test::contains(
       tv::test::squeezed(help.out),

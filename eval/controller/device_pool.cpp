@@ -55,6 +55,7 @@ DevicePool::DevicePool(PoolOptions options) : options_(std::move(options)) {
   options_.max_failed_starts = std::max(1, options_.max_failed_starts);
   options_.max_faults_in_row = std::max(1, options_.max_faults_in_row);
   options_.poison_strikes = std::max(1, options_.poison_strikes);
+  options_.poison_config_after = std::max(0, options_.poison_config_after);
   std::signal(SIGPIPE, SIG_IGN);
   const auto add = [&](const std::string& id) {
     slots_.push_back(std::make_unique<Slot>());
@@ -139,7 +140,16 @@ void DevicePool::retire(std::size_t i, const std::string& why) {
 void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
                         const std::string& stderr_tail) {
   // The pair was alone on the worker: the fault is its own. Poison after poison_strikes, on
-  // two different devices unless only one device is left.
+  // two different devices unless only one device is left; after one, when its config is a
+  // poison pair on poison_config_after other shapes already.
+  const MeasureJob& job = (*jobs_)[j];
+  const auto config_key =
+      std::make_tuple(job.vendor ? Config{} : job.config, job.shape.dtype, job.vendor);
+  std::size_t poison_elsewhere = 0;
+  if (const auto it = poison_shapes_.find(config_key); it != poison_shapes_.end())
+    poison_elsewhere = it->second.size() - it->second.count(shape_key(job.shape));
+  const bool config_known = options_.poison_config_after > 0 &&
+                            poison_elsewhere >= std::size_t(options_.poison_config_after);
   std::vector<int>& st = strikes_[j];
   st.push_back(int(i));
   std::vector<int> devices = st;
@@ -151,7 +161,9 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   // A device that never delivered a result is broken rather than the pair: its strikes make
   // no poison (it retires after max_faults_in_row and the pair waits for another device).
   const bool proven = info_[i].done > 0;
-  if (!proven || int(st.size()) < options_.poison_strikes || (devices.size() < 2 && alive > 1)) {
+  const bool enough = config_known || (int(st.size()) >= options_.poison_strikes &&
+                                       (devices.size() >= 2 || alive <= 1));
+  if (!proven || !enough) {
     suspects_.push_back(j);
     ++counters_.requeued;
     return;
@@ -165,17 +177,24 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   PoolResult& r = (*results_)[j];
   r.reply = MeasureReply{};
   r.reply.status = MeasureStatus::crash;
-  r.reply.detail = fmt::format("poison pair: it faulted alone on its worker {} times (device{} "
-                               "{}); the last: {}",
-                               st.size(), devices.size() == 1 ? "" : "s", on, what);
+  const std::string times = st.size() == 1 ? "once" : fmt::format("{} times", st.size());
+  const std::string known =
+      config_known && int(st.size()) < options_.poison_strikes
+          ? fmt::format(", and its config is a poison pair on {} other shape{}", poison_elsewhere,
+                        poison_elsewhere == 1 ? "" : "s")
+          : "";
+  r.reply.detail = fmt::format("poison pair: it faulted alone on its worker {} (device{} {}){}; "
+                               "the last: {}",
+                               times, devices.size() == 1 ? "" : "s", on, known, what);
+  poison_shapes_[config_key].insert(shape_key(job.shape));
   r.controller_error = false;
   r.poison = true;
   r.device = int(i);
   ++done_;
   ++counters_.poison;
   ++info_[i].poison;
-  events_.add(poison_pair_event(info_[i].id, ids, (*jobs_)[j], int(st.size()), r.reply.detail,
-                                stderr_tail));
+  events_.add(
+      poison_pair_event(info_[i].id, ids, job, int(st.size()), r.reply.detail, stderr_tail));
 }
 
 void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const std::string& why) {

@@ -10,7 +10,9 @@
 /// fault never changes a result. Only a pair that faults alone on its worker three times, on two
 /// different devices where the pool has more than one (and on a device that has delivered results:
 /// a device that never did is broken, not the pair; after each such fault the worker first
-/// re-measures a pair that measured well, the canary, to show it still works), is a poison pair:
+/// re-measures a pair that measured well, the canary, to show it still works), is a poison pair
+/// (once its config is a poison pair on `poison_config_after` other shapes of its dtype, one such
+/// fault is enough):
 /// its result is status crash (with the last fault and stderr lines), which the measured backend
 /// records so that it is never sent again (`poison_strikes` in PoolOptions sets the three). A
 /// device that fails to start `max_failed_starts` times in a row, or faults `max_faults_in_row`
@@ -29,7 +31,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tv {
@@ -123,6 +127,9 @@ private:
   PoolCounters counters_;
   PoolEventLog events_;
   std::uint64_t next_id_ = 1;
+  /// The shapes on which each (config, dtype, vendor) has been a poison pair, over the pool's
+  /// life (PoolOptions::poison_config_after).
+  std::map<std::tuple<Config, DType, bool>, std::set<ShapeKey>> poison_shapes_;
   // State of the current run().
   const std::vector<MeasureJob>* jobs_ = nullptr;
   std::vector<PoolResult>* results_ = nullptr;

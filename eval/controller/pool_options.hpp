@@ -24,6 +24,11 @@ struct PoolOptions {
   /// Faults a pair must cause alone on its worker (on two different devices while more than one
   /// is alive) before it is a poison pair.
   int poison_strikes = 3;
+  /// Once a config is a poison pair on this many shapes of a dtype, one fault alone (on a
+  /// device that has delivered results) makes it a poison pair on any other shape of that
+  /// dtype: a config that crashes its worker on two shapes nearly always does on the rest, and
+  /// each strike costs a worker restart (seconds on a GPU). 0: every pair needs poison_strikes.
+  int poison_config_after = 2;
   int warmup = 5;        ///< untimed runs before each measurement
   int reps = 20;         ///< timed repetitions per measurement (the median is the result)
   bool progress = false; ///< draw a progress bar on stderr while measuring
