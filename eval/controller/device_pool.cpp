@@ -161,9 +161,9 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   // A device that never delivered a result is broken rather than the pair: its strikes make
   // no poison (it retires after max_faults_in_row and the pair waits for another device).
   const bool proven = info_[i].done > 0;
-  const bool enough = config_known || (int(st.size()) >= options_.poison_strikes &&
-                                       (devices.size() >= 2 || alive <= 1));
-  if (!proven || !enough) {
+  const bool by_strikes =
+      int(st.size()) >= options_.poison_strikes && (devices.size() >= 2 || alive <= 1);
+  if (!proven || !(by_strikes || config_known)) {
     suspects_.push_back(j);
     ++counters_.requeued;
     return;
@@ -178,9 +178,9 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   r.reply = MeasureReply{};
   r.reply.status = MeasureStatus::crash;
   const std::string times = st.size() == 1 ? "once" : fmt::format("{} times", st.size());
+  // When the strikes alone would not have made it poison, the detail says what did.
   const std::string known =
-      config_known && int(st.size()) < options_.poison_strikes
-          ? fmt::format(", and its config is a poison pair on {} other shape{}", poison_elsewhere,
+      !by_strikes ? fmt::format(", and its config is a poison pair on {} other shape{}", poison_elsewhere,
                         poison_elsewhere == 1 ? "" : "s")
           : "";
   r.reply.detail = fmt::format("poison pair: it faulted alone on its worker {} (device{} {}){}; "
