@@ -270,7 +270,8 @@ TEST_CASE(
           CHECK(d.find("Segmentation fault while compiling") != std::string::npos);
           if (d.find("and its config is a poison pair on ") == std::string::npos) {
             ++three;
-            CHECK(d.find("poison pair: it faulted alone on its worker 3 times") != std::string::npos);
+            CHECK(d.find("poison pair: it faulted alone on its worker 3 times") !=
+                  std::string::npos);
             if (devices.size() == 2) CHECK(d.find("devices 0, 1") != std::string::npos);
           } else {
             // Inferred from the config: fewer strikes than the rule asks (once, or more where some

@@ -180,9 +180,9 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   const std::string times = st.size() == 1 ? "once" : fmt::format("{} times", st.size());
   // When the strikes alone would not have made it poison, the detail says what did.
   const std::string known =
-      !by_strikes ? fmt::format(", and its config is a poison pair on {} other shape{}", poison_elsewhere,
-                        poison_elsewhere == 1 ? "" : "s")
-          : "";
+      !by_strikes ? fmt::format(", and its config is a poison pair on {} other shape{}",
+                                poison_elsewhere, poison_elsewhere == 1 ? "" : "s")
+                  : "";
   r.reply.detail = fmt::format("poison pair: it faulted alone on its worker {} (device{} {}){}; "
                                "the last: {}",
                                times, devices.size() == 1 ? "" : "s", on, known, what);
