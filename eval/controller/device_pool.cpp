@@ -145,9 +145,10 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   const MeasureJob& job = (*jobs_)[j];
   const auto config_key =
       std::make_tuple(job.vendor ? Config{} : job.config, job.shape.dtype, job.vendor);
+  const ShapeKey shape = shape_key(job.shape);
   std::size_t poison_elsewhere = 0;
   if (const auto it = poison_shapes_.find(config_key); it != poison_shapes_.end())
-    poison_elsewhere = it->second.size() - it->second.count(shape_key(job.shape));
+    poison_elsewhere = it->second.size() - it->second.count(shape);
   const bool config_known = options_.poison_config_after > 0 &&
                             poison_elsewhere >= std::size_t(options_.poison_config_after);
   std::vector<int>& st = strikes_[j];
@@ -186,7 +187,7 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   r.reply.detail = fmt::format("poison pair: it faulted alone on its worker {} (device{} {}){}; "
                                "the last: {}",
                                times, devices.size() == 1 ? "" : "s", on, known, what);
-  poison_shapes_[config_key].insert(shape_key(job.shape));
+  poison_shapes_[config_key].insert(shape);
   r.controller_error = false;
   r.poison = true;
   r.device = int(i);
