@@ -53,7 +53,8 @@ void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
         ->capture_default_str();
     cmd.add_option("--poison-config-after", pool.poison_config_after,
                    "once a config is a poison pair on this many shapes of a dtype, one fault "
-                   "alone makes it a poison pair on any other shape of that dtype (0: never)")
+                   "alone makes it a poison pair on any other shape of that dtype (0: never); "
+                   "the poison pairs already in the measurement file count")
         ->check(integer_in(0, 1000000))
         ->capture_default_str();
   }

@@ -300,6 +300,37 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("device_pool: poison pairs remembered from before count towards the config's "
+          "inference, the first new shape included") {
+  const Config poison = cfg(64, 128, 64, 4, 4, 8);
+  PoolOptions o = options("--poison-config '" + poison.brief() + "'", {"0"});
+  o.backoff_s = 0.001;
+  o.poison_config_after = 2;
+  DevicePool pool(o);
+  const auto js = jobs(92); // 88 with the first config, 4 with the poison one
+  // The last two lecture shapes were poison pairs of an earlier run; the jobs' poison pairs are
+  // on the first four.
+  pool.remember_poison(tv::test::lecture_shapes()[86], poison, false);
+  pool.remember_poison(tv::test::lecture_shapes()[87], poison, false);
+  // The same config for the vendor library or another dtype is another key.
+  pool.remember_poison(tv::test::lecture_shapes()[85], poison, true);
+  const auto rs = pool.run(js);
+  int poisoned = 0;
+  for (std::size_t i = 0; i < js.size(); ++i) {
+    INFO("job " << i << ": " << rs[i].reply.detail);
+    if (js[i].config != poison) {
+      CHECK(rs[i].reply.status == MeasureStatus::ok);
+      continue;
+    }
+    ++poisoned;
+    CHECK(rs[i].reply.status == MeasureStatus::crash);
+    CHECK(rs[i].reply.detail.find("poison pair: it faulted alone on its worker once") == 0);
+    CHECK(rs[i].reply.detail.find("and its config is a poison pair on ") != std::string::npos);
+  }
+  CHECK(poisoned == 4);
+  CHECK(pool.counters().poison == 4);
+}
+
 TEST_CASE("device_pool: a device that keeps failing to start retires with its reason after "
           "backing off") {
   PoolOptions o = options("--exit-at-hello --fault-device 1");

@@ -1,7 +1,8 @@
 // End to end: measured runs whose fake workers fault at random (every kind of fault mixed per
 // request) end with the same best program and the same measurement file as the run without
 // faults, on one, two and four devices; a poison config is found, recorded and never sent
-// again; a run killed mid-way resumes to the same result; `measure` and `devices` survive.
+// again, and a later run on the same file knows it; a run killed mid-way resumes to the same
+// result; `measure` and `devices` survive.
 #include "support/fake_worker.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
@@ -175,6 +176,20 @@ TEST_CASE("measured_faults: a poison config is found, recorded as crash and neve
   CHECK(again["measurement"]["measured"] == 0);
   CHECK(again["measurement"]["pool"]["crashes"] == 0);
   CHECK(again["measurement"]["pool"]["sent"] == 0);
+  // Another split on the same file sends the config on shapes the first run did not: the
+  // poison pairs on file count towards --poison-config-after, so every new one, the first
+  // included, is poison after one fault alone (a pool that knew only its own would need three
+  // for its first).
+  const auto other =
+      json_of(tilevolve(measured(cache, 2, "--poison-config " + shell_word(poison),
+                                 "--split-seed 1 --poison-config-after " + pool["poison"].dump())));
+  const auto& found = other["measurement"]["poison"];
+  REQUIRE(found.size() >= 1);
+  for (const auto& d : found) {
+    INFO(d.get<std::string>());
+    CHECK(d.get<std::string>().find("faulted alone on its worker once") != std::string::npos);
+    CHECK(d.get<std::string>().find("and its config is a poison pair on ") != std::string::npos);
+  }
 }
 
 TEST_CASE("measured_faults: a faulty run killed with SIGKILL resumes to the fault-free result") {

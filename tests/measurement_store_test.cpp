@@ -238,6 +238,46 @@ TEST_CASE("measurement_store: creates the file, appends one line per result, rea
   CHECK(!other.find(s, c, false, 0));
 }
 
+TEST_CASE("measurement_store: the poison pairs on file, each once, with their shape and config") {
+  ScratchDir dir("tv_store");
+  const std::string path = dir.at("m.csv");
+  Shape nt = shape(128, 4096, 4096);
+  nt.layout = "NT";
+  const Config c = cfg(128, 128, 64, 4, 3, 8);
+  MeasureReply crash;
+  crash.status = MeasureStatus::crash;
+  crash.detail = "poison pair: it faulted alone on its worker 3 times (devices 0, 1)";
+  MeasureReply failed;
+  failed.status = MeasureStatus::unlaunchable;
+  {
+    MeasurementStore store(path, kFamily);
+    CHECK(store.poison_pairs().empty());
+    store.record(nt, c, false, 0, crash);
+    store.record(nt, c, false, 1, crash); // a re-measurement sample of the same pair
+    store.record(shape(64, 1024, 1024), c, false, 0, ok_reply(2e-6));
+    store.record(shape(64, 1024, 1024), cfg(256, 256, 64, 4, 5, 8), false, 0, failed);
+    store.record(shape(16, 1024, 1024), Config{}, true, 0, crash);
+  }
+  MeasurementStore again(path, kFamily);
+  const auto poison = again.poison_pairs();
+  REQUIRE(poison.size() == 2);
+  for (const auto& p : poison) {
+    if (p.vendor) {
+      CHECK(p.shape.M == 16);
+      CHECK(p.shape.layout == "NN");
+    } else {
+      CHECK(p.config == c);
+      CHECK(p.shape.M == 128);
+      CHECK(p.shape.N == 4096);
+      CHECK(p.shape.K == 4096);
+      CHECK(p.shape.dtype == nt.dtype);
+      CHECK(p.shape.layout == "NT");
+    }
+  }
+  // Another family's poison pairs are not ours.
+  CHECK(MeasurementStore(path, {"h100", "NVIDIA H200", "worker 2"}).poison_pairs().empty());
+}
+
 TEST_CASE("measurement_store: two stores on one file never write a key twice") {
   ScratchDir dir("tv_store");
   const std::string path = dir.at("m.csv");

@@ -55,6 +55,9 @@ MeasuredBackend::MeasuredBackend(const Gpu& gpu, PoolOptions pool, const std::st
       cache_path, MeasurementStore::Family{gpu_.name, first->hello.device, first->hello.worker});
   for (const auto& w : store_->warnings())
     fmt::print(stderr, "tilevolve: warning: {}\n", w);
+  // Poison pairs an earlier run found count towards --poison-config-after here too.
+  for (const auto& p : store_->poison_pairs())
+    pool_->remember_poison(p.shape, p.config, p.vendor);
 }
 
 MeasuredBackend::~MeasuredBackend() = default;

@@ -137,14 +137,22 @@ void DevicePool::retire(std::size_t i, const std::string& why) {
                                    info_[i].failed_starts));
 }
 
+std::tuple<Config, DType, bool> DevicePool::poison_key(const Config& config, DType dtype,
+                                                       bool vendor) {
+  return std::make_tuple(vendor ? Config{} : config, dtype, vendor);
+}
+
+void DevicePool::remember_poison(const Shape& shape, const Config& config, bool vendor) {
+  poison_shapes_[poison_key(config, shape.dtype, vendor)].insert(shape_key(shape));
+}
+
 void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
                         const std::string& stderr_tail) {
   // The pair was alone on the worker: the fault is its own. Poison after poison_strikes, on
   // two different devices unless only one device is left; after one, when its config is a
   // poison pair on poison_config_after other shapes already.
   const MeasureJob& job = (*jobs_)[j];
-  const auto config_key =
-      std::make_tuple(job.vendor ? Config{} : job.config, job.shape.dtype, job.vendor);
+  const auto config_key = poison_key(job.config, job.shape.dtype, job.vendor);
   const ShapeKey shape = shape_key(job.shape);
   std::size_t poison_elsewhere = 0;
   if (const auto it = poison_shapes_.find(config_key); it != poison_shapes_.end())

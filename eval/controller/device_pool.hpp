@@ -11,8 +11,8 @@
 /// different devices where the pool has more than one (and on a device that has delivered results:
 /// a device that never did is broken, not the pair; after each such fault the worker first
 /// re-measures a pair that measured well, the canary, to show it still works), is a poison pair
-/// (once its config is a poison pair on `poison_config_after` other shapes of its dtype, one such
-/// fault is enough):
+/// (once its config is a poison pair on `poison_config_after` other shapes of its dtype, this
+/// pool's or remembered from a measurement file, one such fault is enough):
 /// its result is status crash (with the last fault and stderr lines), which the measured backend
 /// records so that it is never sent again (`poison_strikes` in PoolOptions sets the three). A
 /// device that fails to start `max_failed_starts` times in a row, or faults `max_faults_in_row`
@@ -104,6 +104,10 @@ public:
   std::vector<nlohmann::json> take_events() { return events_.take(); }
   /// Events over kMaxPoolEvents, counted and not kept.
   long long events_dropped() const { return events_.dropped(); }
+  /// Tells the pool that (`shape`, `config`) was found to be a poison pair before it started
+  /// (a measurement file's status crash), so that it counts towards `poison_config_after`
+  /// like a poison pair of this pool's own.
+  void remember_poison(const Shape& shape, const Config& config, bool vendor);
   /// Asks every worker to exit and waits up to `grace_s`, then kills what is left.
   void shutdown(double grace_s = 2.0);
 
@@ -120,6 +124,8 @@ private:
   void strike(std::size_t slot, std::size_t job, const std::string& what,
               const std::string& stderr_tail);
   bool send_job(std::size_t slot, std::size_t job);
+  /// The key of poison_shapes_ for a pair's config (the vendor library: one key per dtype).
+  static std::tuple<Config, DType, bool> poison_key(const Config& config, DType dtype, bool vendor);
 
   PoolOptions options_;
   std::vector<std::unique_ptr<Slot>> slots_;

@@ -227,4 +227,25 @@ std::vector<Config> MeasurementStore::configs() const {
   return {out.begin(), out.end()};
 }
 
+std::vector<MeasurementStore::PoisonPair> MeasurementStore::poison_pairs() const {
+  std::vector<PoisonPair> out;
+  std::set<Key> seen; // the pair's key with sample 0: a pair once, whatever its samples
+  for (const auto& [k, summary] : index_) {
+    if (summary.result().status != MeasureStatus::crash) continue;
+    Key pair = k;
+    std::get<7>(pair) = 0;
+    if (!seen.insert(pair).second) continue;
+    PoisonPair p;
+    p.shape.M = std::get<0>(k);
+    p.shape.N = std::get<1>(k);
+    p.shape.K = std::get<2>(k);
+    p.shape.dtype = std::get<3>(k);
+    p.shape.layout = std::get<4>(k);
+    p.vendor = std::get<5>(k);
+    p.config = std::get<6>(k);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 } // namespace tv

@@ -45,6 +45,16 @@ public:
   /// columns, the same set replay reads from the file.
   std::vector<Config> configs() const;
 
+  /// The pairs on file whose answer is status crash (poison pairs, found by an earlier run's
+  /// pool), each once whatever its samples: its shape (M, N, K, dtype, layout; no name), config
+  /// and whether it is the vendor library.
+  struct PoisonPair {
+    Shape shape;
+    Config config;
+    bool vendor = false;
+  };
+  std::vector<PoisonPair> poison_pairs() const;
+
   const std::string& path() const { return path_; }
   const Family& family() const { return family_; }
   /// Records of this family found in the file when it was opened.
