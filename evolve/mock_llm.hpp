@@ -38,12 +38,15 @@ struct MockLlmOptions {
   double waves_weight = 0.25;
   int refit_min_leaves = 1, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
   double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
-  double refit_feature_chance = 0.6; ///< chance each feature takes part in a refit
+  /// Chance each feature takes part in a refit: 1, every refit may split on all of them (at 0.6,
+  /// the default until a later stop, refits without the grid features split on M and generalized
+  /// worse on the lecture's NVIDIA profiles; README, "Refit features: all of them").
+  double refit_feature_chance = 1.0;
   double refit_bootstrap = 0.5;      ///< chance a refit fits on a random 80% of the shapes
   /// Chance a refit puts its thresholds at round values (whole and half waves of the GPU for
   /// tile counts, powers of two otherwise) instead of halfway between training values.
   double refit_round = 1.0;
-  /// The features a refit may split on (each in about 60% of refits; all of them when the draw
+  /// The features a refit may split on (each with refit_feature_chance; all of them when the draw
   /// leaves none). The order breaks ties: where two features split the training shapes the same
   /// way, the tree takes the earlier one, so the output size and the tile counts (how the grid
   /// fills the GPU, what decides an unseen shape's config) come before M.
