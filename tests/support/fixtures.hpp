@@ -1,5 +1,6 @@
 #pragma once
-/// Shared test fixtures: the lecture problem on each GPU, loaded once per process.
+/// Shared test fixtures: the lecture problem on each GPU, loaded once per process. Safe to call
+/// from several threads at once (a fake server's handlers run on its worker threads).
 #include "eval/problem.hpp"
 #include "ir/text.hpp"
 #include "models/data_dir.hpp"
@@ -8,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace tv::test {
@@ -20,7 +22,11 @@ inline const std::vector<Shape>& lecture_shapes() {
 
 /// A GPU profile by name, loaded once.
 inline const Gpu& gpu(const std::string& name) {
+  static std::mutex lock;
   static std::map<std::string, Gpu> cache;
+  // Two handlers of a fake server filling the map at once corrupted it (LeakSanitizer saw its
+  // lost nodes); map references stay valid after the lock is released.
+  const std::lock_guard<std::mutex> held(lock);
   auto it = cache.find(name);
   if (it == cache.end()) it = cache.emplace(name, find_gpu(name)).first;
   return it->second;
@@ -28,7 +34,9 @@ inline const Gpu& gpu(const std::string& name) {
 
 /// The lecture problem with the random split (seed 0) on `gpu_name`, loaded once.
 inline const Problem& lecture_problem(const std::string& gpu_name = "h100") {
+  static std::mutex lock;
   static std::map<std::string, std::unique_ptr<Problem>> cache;
+  const std::lock_guard<std::mutex> held(lock);
   auto& p = cache[gpu_name];
   if (!p) {
     ProblemSpec spec;
