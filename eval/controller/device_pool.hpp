@@ -134,7 +134,7 @@ private:
   PoolEventLog events_;
   std::uint64_t next_id_ = 1;
   /// The shapes on which each (config, dtype, vendor) has been a poison pair, over the pool's
-  /// life (PoolOptions::poison_config_after).
+  /// life and as remembered from a measurement file (PoolOptions::poison_config_after).
   std::map<std::tuple<Config, DType, bool>, std::set<ShapeKey>> poison_shapes_;
   // State of the current run().
   const std::vector<MeasureJob>* jobs_ = nullptr;

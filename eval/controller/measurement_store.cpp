@@ -229,12 +229,15 @@ std::vector<Config> MeasurementStore::configs() const {
 
 std::vector<MeasurementStore::PoisonPair> MeasurementStore::poison_pairs() const {
   std::vector<PoisonPair> out;
-  std::set<Key> seen; // the pair's key with sample 0: a pair once, whatever its samples
+  // The sample is the key's last field, so a pair's samples are neighbours in the index: a pair
+  // is listed once, at its first sample with status crash.
+  std::optional<Key> last;
   for (const auto& [k, summary] : index_) {
     if (summary.result().status != MeasureStatus::crash) continue;
     Key pair = k;
     std::get<7>(pair) = 0;
-    if (!seen.insert(pair).second) continue;
+    if (last == pair) continue;
+    last = pair;
     PoisonPair p;
     p.shape.M = std::get<0>(k);
     p.shape.N = std::get<1>(k);
