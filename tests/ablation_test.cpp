@@ -4,6 +4,7 @@
 #include "experiments/svg.hpp"
 #include "ir/error.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <array>
 #include <cstdio>
@@ -152,8 +153,8 @@ TEST_CASE("ablation: the result does not depend on the thread count, and bad opt
 
 TEST_CASE("ablation: the binary writes the report and plots, and an unknown ablation exits 2") {
   namespace fs = std::filesystem;
-  const fs::path out = fs::temp_directory_path() / "tilevolve_ablation_test";
-  fs::remove_all(out);
+  const tv::test::ScratchDir scratch("tilevolve_ablation_test");
+  const fs::path out = scratch.at("out");
   std::string text;
   REQUIRE(run_binary("ablate operators --gpu mi300x --budget 60 --seeds 2 --out " + out.string(),
                      text) == 0);

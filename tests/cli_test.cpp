@@ -1,6 +1,7 @@
 // End-to-end tests: run the real tilevolve binary on real files.
 #include "support/fixtures.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include "ir/rng.hpp"
 #include <array>
@@ -31,14 +32,6 @@ Run run(const std::string& args, bool merge_stderr = false) {
 
 std::string tv_test_read(const std::string& path) {
   return tv::test::read_text(path);
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_cli_test";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
 }
 
 } // namespace
@@ -72,27 +65,30 @@ TEST_CASE("cli: baselines text report names the problem and prints the per-M pro
 }
 
 TEST_CASE("cli: score the expert gives speedup 1 and a rejected program exits 1 with reasons") {
+  const tv::test::ScratchDir scratch("tilevolve_cli_test");
   const Run ok = run("score " + tv::data_path("experts/lecture.py") + " --gpu h100 --json");
   REQUIRE(ok.status == 0);
   const auto j = nlohmann::json::parse(ok.out);
   CHECK(j["train"]["speedup_vs_expert"].get<double>() == doctest::Approx(1.0));
   CHECK(j["program"]["static_check"].empty());
 
-  const std::string bad = temp_file("bad_regs.py", "def choose(M, N, K):\n"
-                                                   "    return Config(BM=256, BN=128, BK=64, "
-                                                   "warps=4, stages=3, group=8)\n");
+  const std::string bad = scratch.write("bad_regs.py", "def choose(M, N, K):\n"
+                                                       "    return Config(BM=256, BN=128, BK=64, "
+                                                       "warps=4, stages=3, group=8)\n");
   const Run rej = run("score " + bad + " --gpu h100");
   CHECK(rej.status == 1);
   CHECK(rej.out.find("296 registers per thread > 255") != std::string::npos);
 }
 
 TEST_CASE("cli: bad input gives a message naming the file and line, exit status 2") {
-  const std::string shapes = temp_file("bad_shapes.csv", "name,M,N,K\na,1,2,3\nb,0,2,3\n");
+  const tv::test::ScratchDir scratch("tilevolve_cli_test");
+  const std::string shapes = scratch.write("bad_shapes.csv", "name,M,N,K\na,1,2,3\nb,0,2,3\n");
   const Run r = run("baselines --shapes " + shapes, true);
   CHECK(r.status == 2);
   CHECK(r.out.find("bad_shapes.csv:3:") != std::string::npos);
 
-  const std::string prog = temp_file("bad_prog.py", "def choose(M, N, K):\n    if M <= abc:\n");
+  const std::string prog = scratch.write("bad_prog.py", "def choose(M, N, K):\n"
+                                                        "    if M <= abc:\n");
   const Run p = run("score " + prog, true);
   CHECK(p.status == 2);
   CHECK(p.out.find("bad_prog.py:2:") != std::string::npos);
@@ -131,9 +127,8 @@ bool run_and_kill(const std::vector<std::string>& args, useconds_t micros) {
 
 TEST_CASE("cli: evolve killed with SIGKILL at random moments resumes to the same result") {
   namespace fs = std::filesystem;
-  const auto base = fs::temp_directory_path() / "tilevolve_kill_test";
-  fs::remove_all(base);
-  fs::create_directories(base);
+  const tv::test::ScratchDir scratch("tilevolve_kill_test");
+  const fs::path base = scratch.path;
   const std::string common = "--gpu h100 --budget 400 --seed 5 --checkpoint-every 16 --quiet";
   const std::string ref = (base / "ref").string();
   REQUIRE(run("evolve " + common + " --out " + ref + " --json").status == 0);
@@ -165,6 +160,7 @@ TEST_CASE("cli: evolve killed with SIGKILL at random moments resumes to the same
 }
 
 TEST_CASE("cli: replay backend end to end: baselines, score and evolve report the vendor library") {
+  const tv::test::ScratchDir scratch("tilevolve_cli_test");
   const std::string problem = "--backend replay:" + tv::data_path("replay/h100_mm.txt") +
                               " --gpu h100 --shapes " + tv::data_path("replay/h100_shapes.csv") +
                               " --expert " + tv::data_path("experts/h100_inductor.py");
@@ -209,7 +205,7 @@ TEST_CASE("cli: replay backend end to end: baselines, score and evolve report th
 
   // A shape file with a bad layout names the file and line.
   const std::string shapes =
-      temp_file("bad_layout.csv", "name,M,N,K,layout\na,1,2,3,NN\nb,1,2,3,XY\n");
+      scratch.write("bad_layout.csv", "name,M,N,K,layout\na,1,2,3,NN\nb,1,2,3,XY\n");
   const Run bad = run("baselines --shapes " + shapes, true);
   CHECK(bad.status == 2);
   CHECK(bad.out.find("bad_layout.csv:3: unknown layout 'XY' (expected NN, NT, TN or TT)") !=
@@ -222,9 +218,8 @@ TEST_CASE("cli: evolve --split-features is validated, recorded and taken back on
   CHECK(bad.status == 2);
   CHECK(bad.out.find("'Q' is not a feature") != std::string::npos);
 
-  const auto base = fs::temp_directory_path() / "tilevolve_split_features_test";
-  fs::remove_all(base);
-  fs::create_directories(base);
+  const tv::test::ScratchDir scratch("tilevolve_split_features_test");
+  const fs::path base = scratch.path;
   const std::string dir = (base / "mnk").string();
   const Run first =
       run("evolve --gpu h100 --budget 120 --split-features NKM --quiet --json --out " + dir);
@@ -247,6 +242,7 @@ TEST_CASE("cli: evolve --split-features is validated, recorded and taken back on
 }
 
 TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one rule is singular") {
+  const tv::test::ScratchDir scratch("tilevolve_cli_test");
   const Run one = run("evolve --gpu h100 --budget 200 --seed 2 --threads 1 --json");
   const Run two = run("evolve --gpu h100 --budget 200 --seed 2 --threads 2 --json");
   REQUIRE(one.status == 0);
@@ -265,12 +261,13 @@ TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one 
   const Run none = run("baselines --gpu h100 --inline 1,4096,4096 --split none", true);
   REQUIRE(none.status == 0);
   CHECK(none.out.find("warning: the test half") == std::string::npos);
-  const std::string prog = temp_file("one_rule.py", "def choose(M, N, K):\n"
-                                                    "    if M <= 16:\n"
-                                                    "        return Config(BM=16, BN=64, BK=128, "
-                                                    "warps=4, stages=4, group=1)\n"
-                                                    "    return Config(BM=128, BN=128, BK=64, "
-                                                    "warps=4, stages=3, group=8)\n");
+  const std::string prog =
+      scratch.write("one_rule.py", "def choose(M, N, K):\n"
+                                   "    if M <= 16:\n"
+                                   "        return Config(BM=16, BN=64, BK=128, "
+                                   "warps=4, stages=4, group=1)\n"
+                                   "    return Config(BM=128, BN=128, BK=64, "
+                                   "warps=4, stages=3, group=8)\n");
   const Run s = run("score " + prog + " --gpu h100");
   REQUIRE(s.status == 0);
   CHECK(s.out.find("1 rule; 1 after removing dead and redundant rules") != std::string::npos);

@@ -8,6 +8,7 @@
 #include "support/http.hpp"
 #include "support/process.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 #include "support/webdriver.hpp"
 
 #include <chrono>
@@ -51,11 +52,11 @@ std::optional<Tools> browser_tools() {
   return std::nullopt;
 }
 
-fs::path work_dir(const std::string& name) {
-  const auto d =
-      fs::temp_directory_path() / fmt::format("tilevolve_browser_{}_{}", name, ::getpid());
-  fs::remove_all(d);
+/// `scratch`'s directory, with an empty "runs" directory and a "tmp" directory for TMPDIR in it.
+fs::path work_dir(const tv::test::ScratchDir& scratch) {
+  const fs::path d = scratch.path;
   fs::create_directories(d / "runs");
+  fs::create_directories(d / "tmp");
   return d;
 }
 
@@ -116,7 +117,9 @@ long long number_in(const json& text) {
 TEST_CASE("dashboard in a browser: a wait reads a script error as 'not yet', not as a failure") {
   const auto tools = browser_tools();
   if (!tools) return;
-  const fs::path work = work_dir("wait");
+  const tv::test::ScratchDir scratch("tilevolve_browser_wait");
+  const fs::path work = work_dir(scratch);
+  const tv::test::TmpdirOverride tmpdir((work / "tmp").string()); // Chromium's temp dirs too
   tv::test::Browser b(tools->chromium, tools->chromedriver, work);
   // A page that defines its state late, as a busy machine runs the dashboard's script late:
   // until then, reading it throws a TypeError.
@@ -131,7 +134,9 @@ TEST_CASE("dashboard in a browser: a wait reads a script error as 'not yet', not
 TEST_CASE("dashboard in a browser: the index and a finished run's page show their data") {
   const auto tools = browser_tools();
   if (!tools) return;
-  const fs::path work = work_dir("finished");
+  const tv::test::ScratchDir scratch("tilevolve_browser_finished");
+  const fs::path work = work_dir(scratch);
+  const tv::test::TmpdirOverride tmpdir((work / "tmp").string()); // Chromium's temp dirs too
   const fs::path runs = work / "runs";
   evolve(fmt::format("--gpu h100 --budget 1000 --out {}", (runs / "lecture-h100").string()));
   evolve(fmt::format("--backend replay:{} --vendor-dispatch --budget 400 --max-kernel-runs 100000 "
@@ -230,7 +235,9 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
 TEST_CASE("dashboard in a browser: a measured run's page shows its devices and poison pairs") {
   const auto tools = browser_tools();
   if (!tools) return;
-  const fs::path work = work_dir("devices");
+  const tv::test::ScratchDir scratch("tilevolve_browser_devices");
+  const fs::path work = work_dir(scratch);
+  const tv::test::TmpdirOverride tmpdir((work / "tmp").string()); // Chromium's temp dirs too
   const fs::path runs = work / "runs";
   // Three fake devices: the third never starts (retired), the others fault at random, and one
   // config crashes its worker every time (poison pairs).
@@ -294,7 +301,9 @@ TEST_CASE("dashboard in a browser: a measured run's page shows its devices and p
 TEST_CASE("dashboard in a browser: the page of a run in progress advances until it ends") {
   const auto tools = browser_tools();
   if (!tools) return;
-  const fs::path work = work_dir("live");
+  const tv::test::ScratchDir scratch("tilevolve_browser_live");
+  const fs::path work = work_dir(scratch);
+  const tv::test::TmpdirOverride tmpdir((work / "tmp").string()); // Chromium's temp dirs too
   const fs::path runs = work / "runs";
   // The server and the browser first (starting Chromium takes seconds on a loaded machine),
   // then a run with a budget it cannot reach in its 12 seconds: it ends on the wall time.

@@ -7,11 +7,11 @@
 #include "tests/support/property_cases.hpp"
 #include "tests/support/random_program.hpp"
 #include "tests/support/shell.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -422,8 +422,8 @@ TEST_CASE("derived features: the printed program with the prelude is Python that
   script += "for line in sys.stdin:\n    M, N, K = map(int, line.split())\n"
             "    print(' '.join('v' if c == 'vendor' else str(c['BM']) for c in "
             "(f(M, N, K) for f in progs)))\n";
-  const std::string dir = "/tmp/tilevolve_prelude_test";
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("tilevolve_prelude_test");
+  const std::string dir = scratch.path;
   {
     std::ofstream(dir + "/progs.py") << script;
     std::ofstream in(dir + "/points.txt");

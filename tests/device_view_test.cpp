@@ -9,6 +9,7 @@
 #include "support/http.hpp"
 #include "support/process.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -16,7 +17,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace device_view_test {
@@ -26,15 +26,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-fs::path temp_dir(const std::string& name) {
-  // One directory per process: ctest runs test cases in parallel processes.
-  const auto d = fs::temp_directory_path() /
-                 ("tilevolve_device_view_test_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 json fault(const std::string& device, const std::string& kind, int restarts) {
   return {{"event", "worker_fault"},         {"device", device},    {"kind", kind},
@@ -149,7 +140,8 @@ TEST_CASE("device view: bad fields are skipped and floods are bounded") {
 }
 
 TEST_CASE("device view: the API gives a measured run's devices and poison pairs") {
-  const fs::path base = temp_dir("api");
+  const tv::test::ScratchDir scratch("tilevolve_device_view_test");
+  const fs::path base = scratch.path;
   const fs::path runs = base / "runs";
   fs::create_directories(runs);
   const fs::path run = runs / "measured";

@@ -1,11 +1,11 @@
 // Following events.ndjson as it grows: complete lines only, bad lines counted, truncation
 // and rewrites noticed, and the stateless slices behind the JSON API.
 #include "serve/event_follower.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace event_follower_test {
@@ -15,11 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_path(const std::string& name) {
-  const auto dir =
-      fs::temp_directory_path() / ("tilevolve_event_follower_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+/// `name` in `scratch` (not created).
+fs::path temp_path(const test::ScratchDir& scratch, const std::string& name) {
+  return scratch.at(name);
 }
 
 void append(const fs::path& p, const std::string& text) {
@@ -33,8 +31,8 @@ void write(const fs::path& p, const std::string& text) {
 } // namespace
 
 TEST_CASE("event follower: a missing file reads as empty, then lines arrive as they are written") {
-  const auto p = temp_path("grow.ndjson");
-  fs::remove(p);
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "grow.ndjson");
   EventFollower f(p);
   CHECK(f.poll().events.empty());
   append(p, "{\"event\":\"start\"}\n{\"event\":\"program\",\"n\":1}\n");
@@ -56,7 +54,8 @@ TEST_CASE("event follower: a missing file reads as empty, then lines arrive as t
 }
 
 TEST_CASE("event follower: garbage, non-objects and over-long lines are counted and skipped") {
-  const auto p = temp_path("bad.ndjson");
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "bad.ndjson");
   const std::string long_line = "{\"x\":\"" + std::string(300, 'a') + "\"}\n";
   write(p, "{\"a\":1}\nnot json\n[1,2]\n" + long_line + "{\"a\":2}\r\n\xff\xfe\n");
   EventFollower f(p, 100);
@@ -68,7 +67,8 @@ TEST_CASE("event follower: garbage, non-objects and over-long lines are counted 
 }
 
 TEST_CASE("event follower: an over-long line without its end is skipped up to its newline") {
-  const auto p = temp_path("longtail.ndjson");
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "longtail.ndjson");
   write(p, "{\"a\":1}\n" + std::string(500, 'x'));
   EventFollower f(p, 100);
   auto r = f.poll(50); // max_bytes below the line limit is raised to it
@@ -84,7 +84,8 @@ TEST_CASE("event follower: an over-long line without its end is skipped up to it
 }
 
 TEST_CASE("event follower: a truncated or rewritten file starts over from its first line") {
-  const auto p = temp_path("reset.ndjson");
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "reset.ndjson");
   write(p, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
   EventFollower f(p);
   CHECK(f.poll().events.size() == 3);
@@ -110,7 +111,8 @@ TEST_CASE("event follower: a truncated or rewritten file starts over from its fi
 }
 
 TEST_CASE("event follower: large appends come in bounded polls") {
-  const auto p = temp_path("big.ndjson");
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "big.ndjson");
   std::string text;
   for (int i = 0; i < 1000; ++i)
     text += "{\"n\":" + std::to_string(i) + "}\n";
@@ -128,7 +130,8 @@ TEST_CASE("event follower: large appends come in bounded polls") {
 }
 
 TEST_CASE("event slice: reads from a line start, refuses offsets mid-line or past the end") {
-  const auto p = temp_path("slice.ndjson");
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "slice.ndjson");
   write(p, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
   auto s = read_event_slice(p, 0, 1u << 20);
   REQUIRE(s.error.empty());

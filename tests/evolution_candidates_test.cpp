@@ -6,6 +6,7 @@
 #include "support/fixtures.hpp"
 #include "support/mock_delegate.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -49,10 +50,9 @@ private:
   long long max_, used_ = 0;
 };
 
-std::string temp_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("tilevolve_candidates_" + name);
-  std::filesystem::remove_all(d);
-  return d.string();
+/// A run directory `name` in `scratch`, not created yet.
+std::string temp_dir(const test::ScratchDir& scratch, const std::string& name) {
+  return scratch.at(name);
 }
 
 } // namespace
@@ -85,12 +85,13 @@ TEST_CASE("evolution: K candidates per parent merge the ones that beat it, same 
 }
 
 TEST_CASE("evolution: merges are recorded with the candidates they came from") {
+  const test::ScratchDir scratch("tilevolve_candidates");
   const Problem& p = test::lecture_problem("h100");
   MockLlm m(p.gpu);
   EvolutionOptions o;
   o.budget = 300;
   o.candidates = 3;
-  const std::string dir = temp_dir("events");
+  const std::string dir = temp_dir(scratch, "events");
   Evolution(p, m, o, dir).run();
   std::istringstream lines(test::read_text(dir + "/events.ndjson"));
   std::string line;
@@ -149,6 +150,7 @@ TEST_CASE("evolution: each request carries its candidate index, the best program
 }
 
 TEST_CASE("evolution: a mutator that runs out stops the run with its reason, resumably") {
+  const test::ScratchDir scratch("tilevolve_candidates");
   const Problem& p = test::lecture_problem("h100");
   EvolutionOptions o;
   o.budget = 500;
@@ -158,7 +160,7 @@ TEST_CASE("evolution: a mutator that runs out stops the run with its reason, res
   CHECK(r.programs == 37); // the request limit shrinks the last batch
   CHECK(r.stop_reason == "request budget spent: 37");
 
-  const std::string dir = temp_dir("budget");
+  const std::string dir = temp_dir(scratch, "budget");
   Budgeted first(p.gpu, 37);
   Evolution(p, first, o, dir).run();
   Budgeted second(p.gpu, 37);
@@ -170,6 +172,7 @@ TEST_CASE("evolution: a mutator that runs out stops the run with its reason, res
 
 TEST_CASE(
     "evolution: with candidates, resuming from a checkpoint ends like the uninterrupted run") {
+  const test::ScratchDir scratch("tilevolve_candidates");
   const Problem& p = test::lecture_problem("h100");
   MockLlm m(p.gpu);
   EvolutionOptions o;
@@ -177,13 +180,13 @@ TEST_CASE(
   o.budget = 200;
   o.candidates = 3;
   o.checkpoint_every = 1;
-  const std::string full_dir = temp_dir("resume_full");
+  const std::string full_dir = temp_dir(scratch, "resume_full");
   const EvolutionResult full = Evolution(p, m, o, full_dir).run();
   // Snapshot the directory after the first checkpoint past 100 programs, as a kill would leave
   // it (the attempt history of each parent must come back for the prompts to be the same).
-  const std::string part_dir = temp_dir("resume_part");
+  const std::string part_dir = temp_dir(scratch, "resume_part");
   {
-    const std::string dir = temp_dir("resume_src");
+    const std::string dir = temp_dir(scratch, "resume_src");
     Evolution evo(p, m, o, dir);
     bool copied = false;
     evo.on_progress([&](const Progress& pr) {

@@ -7,6 +7,7 @@
 #include "ir/threshold_placement.hpp"
 #include "support/fixtures.hpp"
 #include "support/mock_delegate.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -97,22 +98,22 @@ std::unique_ptr<Problem> small_problem(const std::string& gpu = "h100") {
   return load_problem(spec);
 }
 
-std::string temp_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("tilevolve_evo_" + name);
-  std::filesystem::remove_all(d);
-  return d.string();
+/// A run directory `name` in `scratch`, not created yet.
+std::string temp_dir(const test::ScratchDir& scratch, const std::string& name) {
+  return scratch.at(name);
 }
 
 } // namespace
 
 TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never stalls") {
+  const test::ScratchDir scratch("tilevolve_evo");
   auto p = small_problem();
   p->backend = std::make_unique<FlakyBackend>(p->gpu, test::cfg(32, 32, 32, 2, 2, 1));
   ScriptedMutator m;
   EvolutionOptions o;
   o.budget = 60;
   o.cascade.probe_margin = 0.03;
-  Evolution evo(*p, m, o, temp_dir("scripted"));
+  Evolution evo(*p, m, o, temp_dir(scratch, "scripted"));
   const EvolutionResult r = evo.run();
   const Counters& c = r.counters;
   CHECK(r.programs == 60);
@@ -150,7 +151,8 @@ TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never 
 }
 
 TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads, and seeds differ") {
-  auto run = [](int threads, std::uint64_t seed) {
+  const test::ScratchDir scratch("tilevolve_evo");
+  auto run = [&](int threads, std::uint64_t seed) {
     const int saved = omp_get_max_threads();
     omp_set_num_threads(threads);
     auto p = small_problem();
@@ -158,7 +160,7 @@ TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads, and see
     EvolutionOptions o;
     o.seed = seed;
     o.budget = 300;
-    const std::string dir = temp_dir(fmt::format("det_{}_{}", threads, seed));
+    const std::string dir = temp_dir(scratch, fmt::format("det_{}_{}", threads, seed));
     Evolution evo(*p, m, o, dir);
     const EvolutionResult r = evo.run();
     omp_set_num_threads(saved);
@@ -175,6 +177,7 @@ TEST_CASE("evolution: same seed gives the same run with 1 and 2 threads, and see
 }
 
 TEST_CASE("evolution: a mock reply's child as a value gives the run its text gives") {
+  const test::ScratchDir scratch("tilevolve_evo");
   // The mock hands its child over as a value (MutationReply::child), so the evolution neither
   // applies its diff nor parses the result; without it, the text goes the LLM's way.
   class TextOnly : public test::MockDelegate {
@@ -195,7 +198,7 @@ TEST_CASE("evolution: a mock reply's child as a value gives the run its text giv
       EvolutionOptions o;
       o.seed = 5;
       o.budget = 400;
-      const std::string dir = temp_dir("child_" + name + "_" + gpu);
+      const std::string dir = temp_dir(scratch, "child_" + name + "_" + gpu);
       const EvolutionResult r = Evolution(p, m, o, dir).run();
       return std::make_pair(r, read_file(dir + "/events.ndjson"));
     };
@@ -211,20 +214,21 @@ TEST_CASE("evolution: a mock reply's child as a value gives the run its text giv
 }
 
 TEST_CASE("evolution: resuming from any checkpoint ends like the uninterrupted run") {
+  const test::ScratchDir scratch("tilevolve_evo");
   auto p = small_problem();
   MockLlm m(p->gpu);
   EvolutionOptions o;
   o.seed = 3;
   o.budget = 240;
   o.checkpoint_every = 40;
-  const std::string full_dir = temp_dir("full");
+  const std::string full_dir = temp_dir(scratch, "full");
   const EvolutionResult full = Evolution(*p, m, o, full_dir).run();
 
   // Snapshot the run directory right after the checkpoint at 120 programs, as a kill -9
   // just after it would leave it, then resume the snapshot.
-  const std::string part_dir = temp_dir("part");
+  const std::string part_dir = temp_dir(scratch, "part");
   {
-    const std::string dir = temp_dir("snap_src");
+    const std::string dir = temp_dir(scratch, "snap_src");
     Evolution evo(*p, m, o, dir);
     evo.on_progress([&](const Progress& pr) {
       if (pr.done == 120) std::filesystem::copy(dir, part_dir);
@@ -246,11 +250,12 @@ TEST_CASE("evolution: resuming from any checkpoint ends like the uninterrupted r
 }
 
 TEST_CASE("evolution: corrupt, truncated and mismatched checkpoints are refused with a message") {
+  const test::ScratchDir scratch("tilevolve_evo");
   auto p = small_problem();
   MockLlm m(p->gpu);
   EvolutionOptions o;
   o.budget = 40;
-  const std::string dir = temp_dir("corrupt");
+  const std::string dir = temp_dir(scratch, "corrupt");
   Evolution(*p, m, o, dir).run();
   const std::string cp = read_file(dir + "/checkpoint.json");
 

@@ -1,5 +1,6 @@
 #include "evolve/mutators/exchange_log.hpp"
 #include "ir/error.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -72,8 +73,8 @@ TEST_CASE("exchange_log: a line cut off by a kill is not recorded, other damage 
 }
 
 TEST_CASE("exchange_log: the writer appends flushed lines and keeps a valid prefix") {
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_exchange_log_test";
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("tilevolve_exchange_log_test");
+  const std::filesystem::path dir = scratch.path;
   const std::string path = (dir / "x.ndjson").string();
   {
     ExchangeWriter w(path, 0);

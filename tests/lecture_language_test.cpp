@@ -8,6 +8,7 @@
 #include "experiments/lecture_sections.hpp"
 #include "experiments/study_problem.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <cctype>
 #include <doctest/doctest.h>
@@ -262,8 +263,8 @@ TEST_CASE("lecture language: tables line up by display width in both languages")
 }
 
 TEST_CASE("lecture language: the binary prints and writes the same numbers in both languages") {
-  const fs::path base = fs::temp_directory_path() / "tilevolve_lecture_language_test";
-  fs::remove_all(base);
+  const test::ScratchDir scratch("tilevolve_lecture_language_test");
+  const fs::path base = scratch.at("out"); // not there yet: the binary makes it
   const std::string args = " lecture --budget 100 --seeds 2 --out ";
   const auto en =
       tv::test::run_shell(std::string(TILEVOLVE_BINARY) + args + (base / "en").string() + " 2>&1");

@@ -4,6 +4,7 @@
 #include "experiments/svg.hpp"
 #include "ir/error.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <array>
 #include <cctype>
@@ -285,8 +286,8 @@ TEST_CASE("lecture: works on an AMD profile") {
 
 TEST_CASE("lecture: the binary prints the demos and writes report.md and well-formed plots") {
   namespace fs = std::filesystem;
-  const fs::path base = fs::temp_directory_path() / "tilevolve_lecture_test";
-  fs::remove_all(base);
+  const tv::test::ScratchDir scratch("tilevolve_lecture_test");
+  const fs::path base = scratch.path;
   fs::create_directories(base / "cwd");
   const fs::path out = base / "out";
   const Run r = run_binary("lecture --budget 100 --seeds 2 --out " + out.string());

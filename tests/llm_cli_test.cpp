@@ -5,6 +5,7 @@
 #include "support/fake_openai_server.hpp"
 #include "support/fixtures.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -32,11 +33,9 @@ namespace {
 
 const char* kKey = "sk-e2e-secret-7f3a91";
 
-std::string temp_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / "tilevolve_llm_cli_test" / name;
-  fs::remove_all(d);
-  fs::create_directories(d.parent_path());
-  return d.string();
+/// `name` in `scratch`, not created yet (a run directory the binary makes).
+std::string temp_dir(const test::ScratchDir& scratch, const std::string& name) {
+  return scratch.at(name);
 }
 
 /// Runs tilevolve with `args`; stderr goes to `err_file` when given, else to /dev/null.
@@ -141,9 +140,10 @@ std::string llm_args(const FakeOpenAiServer& server) {
 
 TEST_CASE("llm cli: an evolution against a misbehaving server finishes, counts every case, "
           "improves and never leaks the key, and its replay is byte for byte the same") {
+  const test::ScratchDir scratch("tilevolve_llm_cli_test");
   ::setenv("OPENAI_API_KEY", kKey, 1);
   FakeOpenAiServer server(scripted);
-  const std::string dir = temp_dir("run");
+  const std::string dir = temp_dir(scratch, "run");
   const std::string err = dir + ".stderr";
   const test::ShellResult r =
       run("evolve " + llm_args(server) +
@@ -223,7 +223,7 @@ TEST_CASE("llm cli: an evolution against a misbehaving server finishes, counts e
   const std::string best = test::read_text(dir + "/best.py");
   REQUIRE(events.size() > 1000);
   for (int inflight : {1, 4}) {
-    const std::string again = temp_dir(fmt::format("replay{}", inflight));
+    const std::string again = temp_dir(scratch, fmt::format("replay{}", inflight));
     const test::ShellResult p =
         run(fmt::format("evolve --llm replay:{} --out {} --llm-concurrency {} --quiet --json", dir,
                         again, inflight),
@@ -241,6 +241,7 @@ TEST_CASE("llm cli: an evolution against a misbehaving server finishes, counts e
 
 TEST_CASE("llm cli: an LLM run killed with SIGKILL resumes asking the server only for what was "
           "not recorded, and ends like the uninterrupted run") {
+  const test::ScratchDir scratch("tilevolve_llm_cli_test");
   ::setenv("OPENAI_API_KEY", kKey, 1);
   // Good edits only, a little slow, the same answer for the same request however often it comes.
   FakeOpenAiServer server([](const nlohmann::json& body, int) {
@@ -251,12 +252,12 @@ TEST_CASE("llm cli: an LLM run killed with SIGKILL resumes asking the server onl
   });
   const std::string common = llm_args(server) + " --json --budget 72 --seed 4 --checkpoint-every 8 "
                                                 "--llm-concurrency 2";
-  const std::string ref = temp_dir("ref");
+  const std::string ref = temp_dir(scratch, "ref");
   REQUIRE(run("evolve " + common + " --out " + ref).status == 0);
   const auto ref_summary = nlohmann::json::parse(test::read_text(ref + "/summary.json"));
   server.clear();
 
-  const std::string dir = temp_dir("killed");
+  const std::string dir = temp_dir(scratch, "killed");
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -311,6 +312,7 @@ TEST_CASE("llm cli: an LLM run killed with SIGKILL resumes asking the server onl
 }
 
 TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a message") {
+  const test::ScratchDir scratch("tilevolve_llm_cli_test");
   ::setenv("OPENAI_API_KEY", kKey, 1);
   FakeOpenAiServer server([](const nlohmann::json& body, int) {
     FakeAction a;
@@ -338,7 +340,7 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
   CHECK(text.out.find("fake-coder") != std::string::npos);
   CHECK(text.out.find("Tokens: 8,000 (7,200 prompt + 800 completion)") != std::string::npos);
 
-  const std::string err = temp_dir("flags") + ".stderr";
+  const std::string err = temp_dir(scratch, "flags") + ".stderr";
   auto fails_with = [&](const std::string& args, const std::string& message) {
     const test::ShellResult r = run(args, err);
     CHECK(r.status == 2);
@@ -347,22 +349,23 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
   };
   fails_with("evolve --budget 5 --llm-model x", "--llm-model applies to an LLM server");
   fails_with("evolve --budget 5 --model nosuchmodel", "nosuchmodel");
-  fails_with("evolve --llm openai:" + server.url() + " --model a --llm-model b", "--model means --llm-model here");
+  fails_with("evolve --llm openai:" + server.url() + " --model a --llm-model b",
+             "--model means --llm-model here");
   fails_with("evolve --llm openai:" + server.url() + " --budget 5", "needs --model NAME");
   fails_with("evolve --llm gpt:thing", "expected mock, openai:URL or replay:RUN_DIR");
   fails_with("evolve --llm openai:ftp://x --model m", "expected http://HOST[:PORT]/PATH");
   fails_with("evolve --llm openai:" + server.url() + " --model m --api-key-env TV_NO_SUCH_KEY",
              "the environment variable TV_NO_SUCH_KEY is not set");
   fails_with("evolve --llm openai:" + server.url() + " --model a:1,a:2", "'a' is given twice");
-  const std::string mock_run = temp_dir("mock");
+  const std::string mock_run = temp_dir(scratch, "mock");
   REQUIRE(run("evolve --gpu h100 --budget 16 --quiet --out " + mock_run).status == 0);
   fails_with("evolve --llm replay:" + mock_run, "there is nothing to replay");
   fails_with("evolve --llm replay:" + mock_run + " --budget 3", "do not combine it with --budget");
 
   // A run made with a user's prompts cannot be resumed or replayed once they change.
-  const std::string prompts = temp_dir("prompts");
+  const std::string prompts = temp_dir(scratch, "prompts");
   fs::copy(LlmPrompts::default_dir(), prompts);
-  const std::string own = temp_dir("own_prompts");
+  const std::string own = temp_dir(scratch, "own_prompts");
   REQUIRE(run("evolve " + llm_args(server) + " --budget 8 --prompts " + prompts + " --out " + own)
               .status == 0);
   CHECK(test::read_text(own + "/llm_exchanges.ndjson").find("Parent program") != std::string::npos);

@@ -2,6 +2,7 @@
 #include "ir/error.hpp"
 #include "ir/text.hpp"
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -39,9 +40,11 @@ MutationRequest expert_request(const Problem& p) {
   return r;
 }
 
-std::string temp_prompts(const std::string& name, const std::string& system,
-                         const std::string& diff, const std::string& full) {
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_prompts_test" / name;
+/// A prompts folder `scratch`/`name` with the three templates; returns its path.
+std::string temp_prompts(const test::ScratchDir& scratch, const std::string& name,
+                         const std::string& system, const std::string& diff,
+                         const std::string& full) {
+  const std::filesystem::path dir = scratch.at(name);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "system.txt") << system;
   std::ofstream(dir / "diff_request.txt") << diff;
@@ -117,19 +120,22 @@ TEST_CASE("llm_prompts: AMD limits, candidates and a replay backend's closed con
 }
 
 TEST_CASE("llm_prompts: a user's prompts folder is checked file by file") {
-  const std::string ok = temp_prompts("ok", "{gpu_limits}{legal_values}", "{parent}", "{parent}!");
+  const test::ScratchDir scratch("tilevolve_prompts_test");
+  const std::string ok =
+      temp_prompts(scratch, "ok", "{gpu_limits}{legal_values}", "{parent}", "{parent}!");
   const LlmPrompts p = LlmPrompts::load(ok);
   CHECK(p.dir() == ok);
   const std::string changed =
-      temp_prompts("changed", "{gpu_limits}{legal_values}", "{parent}", "{parent}?");
+      temp_prompts(scratch, "changed", "{gpu_limits}{legal_values}", "{parent}", "{parent}?");
   CHECK(LlmPrompts::load(changed).digest() != p.digest());
 
   const std::string unknown =
-      temp_prompts("unknown", "{gpu_limits}{legal_values}", "x\n  {parrent}", "{parent}");
+      temp_prompts(scratch, "unknown", "{gpu_limits}{legal_values}", "x\n  {parrent}", "{parent}");
   CHECK_THROWS_WITH_AS(LlmPrompts::load(unknown),
                        doctest::Contains("diff_request.txt:2:3: unknown placeholder {parrent}"),
                        InputError);
-  const std::string missing = temp_prompts("missing", "{gpu_limits}", "{parent}", "{parent}");
+  const std::string missing =
+      temp_prompts(scratch, "missing", "{gpu_limits}", "{parent}", "{parent}");
   CHECK_THROWS_WITH_AS(LlmPrompts::load(missing),
                        doctest::Contains("system.txt: the template never uses the placeholder "
                                          "{legal_values}"),

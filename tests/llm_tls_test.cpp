@@ -2,9 +2,9 @@
 // trusted through --llm-ca-cert's option and refused without it.
 #include "evolve/mutators/llm_client.hpp"
 #include "tests/support/fake_openai_server.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
-#include <filesystem>
 #include <httplib.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -63,9 +63,8 @@ struct SelfSigned {
 
 TEST_CASE("llm_tls: https works with a trusted certificate and is refused with an unknown one") {
   SelfSigned pki;
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_llm_tls_test";
-  std::filesystem::create_directories(dir);
-  const std::string ca = (dir / "ca.pem").string();
+  const test::ScratchDir scratch("tilevolve_llm_tls_test");
+  const std::string ca = scratch.at("ca.pem");
   pki.write_pem(ca);
 
   httplib::SSLServer server(pki.cert, pki.key);

@@ -8,6 +8,7 @@
 #include "ir/text.hpp"
 #include "ir/threshold_placement.hpp"
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -144,11 +145,8 @@ TEST_CASE("a run with model selection resumes from a checkpoint to the same resu
   MockLlm m(p.gpu);
   EvolutionOptions o = options(4, 3);
   o.checkpoint_every = 40;
-  const auto fresh = [](const std::string& name) {
-    const auto d = std::filesystem::temp_directory_path() / ("tilevolve_msel_" + name);
-    std::filesystem::remove_all(d);
-    return d.string();
-  };
+  const test::ScratchDir scratch("tilevolve_msel");
+  const auto fresh = [&](const std::string& name) { return scratch.at(name); }; // not made yet
   const std::string full_dir = fresh("full"), part_dir = fresh("part"), src = fresh("src");
   const EvolutionResult full = Evolution(p, m, o, full_dir).run();
   {

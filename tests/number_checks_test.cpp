@@ -2,9 +2,9 @@
 // `--budget 99999999999999999999` saturating, and NaN accepted for --target, --max-seconds and
 // --probe-margin. Every one is refused with the flag, what was expected, and exit status 2.
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
-#include <filesystem>
 #include <string>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
@@ -65,16 +65,14 @@ TEST_CASE("number_checks: NaN, infinities and out-of-range reals are refused") {
 }
 
 TEST_CASE("number_checks: good values still work and --help states the ranges") {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / "tilevolve_number_checks").string();
-  std::filesystem::remove_all(dir);
+  const tv::test::ScratchDir scratch("tilevolve_number_checks");
+  const std::string dir = scratch.at("run"); // not made yet: the binary makes it
   const auto ok = tilevolve("evolve --gpu h100 --budget 16 --seed 18446744073709551615 "
                             "--target 0 --max-seconds 30 --probe-margin 0.5 --quiet --json --out " +
                             dir);
   CHECK(ok.status == 0);
   CHECK(tv::test::read_text(dir + "/config.json").find("\"seed\": 18446744073709551615") !=
         std::string::npos);
-  std::filesystem::remove_all(dir);
   const auto help = tilevolve("evolve --help");
   CHECK(help.status == 0);
   CHECK(help.out.find("--seed UINT:from 0 to 2^64-1") != std::string::npos);

@@ -1,11 +1,11 @@
 // The dashboard serves nothing outside its root: encoded separators, dot components, hidden
 // files, absolute paths and symlinks that point out are refused; a missing file is 404.
 #include "serve/path_safety.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace path_safety_test {
@@ -18,10 +18,10 @@ namespace {
 /// A fresh directory tree: root/run/{best.py, sub/a.txt, inside -> best.py, out -> ../secret},
 /// and secret beside root.
 struct Tree {
+  test::ScratchDir scratch{"tilevolve_path_safety_test"};
   fs::path base, root;
   Tree() {
-    base = fs::temp_directory_path() / ("tilevolve_path_safety_test_" + std::to_string(::getpid()));
-    fs::remove_all(base);
+    base = scratch.path;
     root = base / "root";
     fs::create_directories(root / "run" / "sub");
     std::ofstream(root / "run" / "best.py") << "def choose(M, N, K): ...\n";
@@ -32,7 +32,6 @@ struct Tree {
     fs::create_directory_symlink(base, root / "escape");
     root = fs::canonical(root);
   }
-  ~Tree() { fs::remove_all(base); }
 };
 
 } // namespace

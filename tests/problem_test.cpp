@@ -7,6 +7,7 @@
 #include "models/data_dir.hpp"
 
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -34,10 +35,10 @@ std::vector<std::string> labels(const Problem& p, const std::vector<std::size_t>
 }
 
 /// A tilevolve measurement file with the lecture expert's two configs timed on two shapes of
-/// `gpus` (one row set per GPU).
-std::string measurement_file(const std::string& name, const std::vector<std::string>& gpus) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::filesystem::remove(path);
+/// `gpus` (one row set per GPU), written as `scratch`/`name`.
+std::string measurement_file(const test::ScratchDir& scratch, const std::string& name,
+                             const std::vector<std::string>& gpus) {
+  const std::filesystem::path path = scratch.at(name);
   const Program expert = load_program_file(data_path("experts/lecture.py"));
   for (const std::string& g : gpus)
     for (std::int64_t m : {1, 4096}) {
@@ -97,10 +98,11 @@ TEST_CASE("problem: replay:FILE alone takes the GPU, shapes and expert from the 
 }
 
 TEST_CASE("problem: a measurement file names its GPU, and several GPUs need --gpu") {
+  const test::ScratchDir scratch("tilevolve_problem_test");
   ProblemSpec spec;
   spec.gpu = "mi300x";
   spec.gpu_is_default = true;
-  spec.backend = "replay:" + measurement_file("tv_problem_test_one.csv", {"h100"});
+  spec.backend = "replay:" + measurement_file(scratch, "tv_problem_test_one.csv", {"h100"});
   const auto p = load_problem(spec);
   CHECK(p->gpu.name == "h100");
   CHECK(p->table->shapes().size() == 2);
@@ -111,7 +113,8 @@ TEST_CASE("problem: a measurement file names its GPU, and several GPUs need --gp
   CHECK(p->expert_path == data_path("experts/lecture.py"));
   CHECK(has_note(*p, "GPU profile h100: the GPU every row of"));
 
-  spec.backend = "replay:" + measurement_file("tv_problem_test_two.csv", {"h100", "mi300x"});
+  spec.backend =
+      "replay:" + measurement_file(scratch, "tv_problem_test_two.csv", {"h100", "mi300x"});
   CHECK_THROWS_WITH_AS(load_problem(spec),
                        doctest::Contains("holds measurements of several "
                                          "GPUs (h100, mi300x): choose one "
@@ -186,8 +189,8 @@ TEST_CASE("problem: the spec's JSON form round-trips and keeps older configurati
 
 TEST_CASE("problem: a split half with only zero weights names the file and the half") {
   // Issue 13: the message named neither ("empty shape set (or all weights zero)").
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_problem_weights";
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("tilevolve_problem_weights");
+  const std::filesystem::path dir = scratch.path;
   const std::string shapes = (dir / "weights.csv").string();
   std::ofstream(shapes) << "name,M,N,K,weight\na,1,4096,4096,0\nb,16,4096,4096,0\n"
                            "c,128,4096,4096,0\nd,4096,4096,4096,5\n";

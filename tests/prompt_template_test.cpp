@@ -1,5 +1,6 @@
 #include "evolve/mutators/prompt_template.hpp"
 #include "ir/error.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -48,8 +49,8 @@ TEST_CASE("prompt_template: bad templates name the file, line and column") {
 }
 
 TEST_CASE("prompt_template: load reads a file and names a missing one") {
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_prompt_template_test";
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("tilevolve_prompt_template_test");
+  const std::filesystem::path dir = scratch.path;
   const std::string path = (dir / "t.txt").string();
   std::ofstream(path) << "score {score}";
   CHECK(PromptTemplate::load(path, kKnown, {}).fill({{"score", "1.2x"}}) == "score 1.2x");

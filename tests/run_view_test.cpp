@@ -3,6 +3,7 @@
 // followed (also through a resume's truncation), and bad files are counted, never fatal.
 #include "serve/run_view.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace run_view_test {
@@ -21,19 +21,17 @@ using json = nlohmann::json;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  // One directory per process: ctest runs test cases in parallel processes.
-  const auto d =
-      fs::temp_directory_path() / ("tilevolve_run_view_test_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d.parent_path());
-  return d;
+/// `name` in `scratch`, not created yet.
+fs::path temp_dir(const test::ScratchDir& scratch, const std::string& name) {
+  return scratch.at(name);
 }
 
-/// A finished run of `budget` programs (h100 lecture problem), written once per process.
+/// A finished run of `budget` programs (h100 lecture problem), written once per process and
+/// removed when it ends.
 const fs::path& finished_run() {
+  static const test::ScratchDir scratch("tilevolve_run_view_test");
   static const fs::path dir = [] {
-    const fs::path d = temp_dir("finished");
+    const fs::path d = temp_dir(scratch, "finished");
     const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
                                        " evolve --gpu h100 --budget 400 --quiet --out " +
                                        d.string() + " > /dev/null 2>&1");
@@ -139,7 +137,8 @@ TEST_CASE("run view: a finished run's counters, operators and best agree with it
 }
 
 TEST_CASE("run view: a run stopped by its kernel-run budget shows the cap and the stop") {
-  const fs::path d = temp_dir("capped");
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path d = temp_dir(scratch, "capped");
   const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
                                      " evolve --gpu h100 --budget 400 --max-kernel-runs 300 "
                                      "--quiet --out " +
@@ -187,7 +186,8 @@ TEST_CASE("run view: per-shape speedups of the best and the baselines come from 
 }
 
 TEST_CASE("run view: a run directory written before the dashboard still shows") {
-  const fs::path dir = temp_dir("old");
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path dir = temp_dir(scratch, "old");
   fs::copy(finished_run(), dir);
   fs::remove(dir / "per_shape.json");
   // Old new_best events had only n, id, score and op, and no run wrote a result event.
@@ -213,7 +213,8 @@ TEST_CASE("run view: a run directory written before the dashboard still shows") 
 }
 
 TEST_CASE("run view: a run in progress is followed, and a resume's truncation starts it over") {
-  const fs::path dir = temp_dir("live");
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path dir = temp_dir(scratch, "live");
   fs::create_directories(dir);
   fs::copy_file(finished_run() / "config.json", dir / "config.json");
   const auto lines = lines_of(tv::test::read_text((finished_run() / "events.ndjson").string()));
@@ -247,8 +248,9 @@ TEST_CASE("run view: a run in progress is followed, and a resume's truncation st
 }
 
 TEST_CASE("run view: run files that are symlinks to outside the run directory are not read") {
-  const fs::path dir = temp_dir("linked");
-  const fs::path outside = temp_dir("outside");
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path dir = temp_dir(scratch, "linked");
+  const fs::path outside = temp_dir(scratch, "outside");
   fs::create_directories(dir);
   fs::copy(finished_run(), outside);
   for (const char* f : {"events.ndjson", "config.json", "per_shape.json", "best.py"})
@@ -271,7 +273,8 @@ TEST_CASE("run view: run files that are symlinks to outside the run directory ar
 }
 
 TEST_CASE("run view: bad lines, mistyped fields and unknown events are counted, not fatal") {
-  const fs::path dir = temp_dir("bad");
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path dir = temp_dir(scratch, "bad");
   fs::create_directories(dir);
   std::ofstream(dir / "config.json") << "{ not json";
   std::ofstream(dir / "per_shape.json") << "[1, 2, 3]";
@@ -306,7 +309,8 @@ TEST_CASE("run view: bad lines, mistyped fields and unknown events are counted, 
 }
 
 TEST_CASE("run view: only the latest best program's text is held, however many bests came") {
-  const fs::path dir = temp_dir("many_bests");
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path dir = temp_dir(scratch, "many_bests");
   fs::create_directories(dir);
   {
     std::ofstream out(dir / "events.ndjson");

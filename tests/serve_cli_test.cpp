@@ -4,6 +4,7 @@
 #include "support/http.hpp"
 #include "support/process.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -23,12 +24,12 @@ namespace {
 
 /// base/runs/done (a finished 300-program run), base/secret beside the runs directory, a
 /// symlink inside the run pointing at the secret, and a symlinked "run" pointing outside.
+/// Removed with `scratch` when the process ends.
 struct Runs {
+  tv::test::ScratchDir scratch{"tilevolve_serve_cli_test"};
   fs::path base, runs;
   Runs() {
-    // One directory per process: ctest runs test cases in parallel processes.
-    base = fs::temp_directory_path() / fmt::format("tilevolve_serve_cli_test_{}", ::getpid());
-    fs::remove_all(base);
+    base = scratch.path;
     runs = base / "runs";
     fs::create_directories(runs);
     const auto r = tv::test::run_shell(

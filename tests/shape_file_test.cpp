@@ -3,6 +3,7 @@
 #include "models/shape_file.hpp"
 
 #include "support/mutate.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -220,7 +221,8 @@ TEST_CASE("shape_file: the optional layout column") {
 }
 
 TEST_CASE("shape_file: load_shape_file reads files and reports unreadable ones") {
-  const std::string path = "/tmp/tilevolve_shape_file_test.csv";
+  const test::ScratchDir scratch("tilevolve_shape_file_test");
+  const std::string path = scratch.at("tilevolve_shape_file_test.csv");
   {
     std::ofstream out(path, std::ios::binary);
     out << "name,M,N,K\nx,1,2,3\ny,4,5,0\n";
@@ -236,7 +238,6 @@ TEST_CASE("shape_file: load_shape_file reads files and reports unreadable ones")
     out << "name,M,N,K\nx,1,2,3\n";
   }
   CHECK(load_shape_file(path).size() == 1);
-  std::remove(path.c_str());
   try {
     load_shape_file("/nonexistent/dir/shapes.csv");
     FAIL("expected an InputError");

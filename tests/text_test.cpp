@@ -4,6 +4,7 @@
 #include "tests/support/random_program.hpp"
 
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -243,7 +244,8 @@ TEST_CASE("text: errors name the first offending position") {
       {kHead + "    if :\n", 2, 8, "expected a comparison like 'M <= 128'"},
       {kHead + "    if (M <= 1:\n", 2, 15, "expected 'and' or ')', got ':'"},
       {kHead + "    if M <= 1):\n", 2, 14, "expected 'and' or ':', got ')'"},
-      {kHead + "    if 1 <= 2:\n", 2, 13, "expected a feature (M, N, K, M * N or cdiv(M, ..) * cdiv(N, ..)) after '<=', got '2'"},
+      {kHead + "    if 1 <= 2:\n", 2, 13,
+       "expected a feature (M, N, K, M * N or cdiv(M, ..) * cdiv(N, ..)) after '<=', got '2'"},
       {kHead + "    if M <= 12.5:\n", 2, 13, "expected an integer, got '12.5'"},
       {kHead + "    if M <= 12abc:\n", 2, 13, "expected an integer, got '12abc'"},
       {kHead + "    if M <= 1__0:\n", 2, 13, "expected an integer, got '1__0'"},
@@ -274,7 +276,8 @@ TEST_CASE("text: errors name the first offending position") {
       {kHead + "    return Config(BM 1)\n", 2, 22, "expected '=' after 'BM', got '1'"},
       {kHead + "    return Config(16, 16)\n", 2, 19, "expected a Config field like 'BM=128'"},
       {kHead + "    return Config(BM=1 BN=1)\n", 2, 24, "expected ',' or ')', got 'BN'"},
-      {kHead + "    return Cfg(BM=1)\n", 2, 12, "expected 'Config(...)' or \"vendor\" after 'return', got 'Cfg'"},
+      {kHead + "    return Cfg(BM=1)\n", 2, 12,
+       "expected 'Config(...)' or \"vendor\" after 'return', got 'Cfg'"},
       {kHead + "    return Config(BM=1, BN=1, BK=1, warps=1, stages=1, group=1) x\n", 2, 65,
        "expected end of line, got 'x'"},
       {kHead + "    return Config(BM=1, BN=1, BK=1, warps=1, stages=1, group=1\n", 3, 1,
@@ -344,10 +347,8 @@ TEST_CASE("text: parse_program_or_throw and load_program_file") {
     CHECK(std::string(e.what()) == "prog.py:2:13: expected an integer after '<=', got 'abc'");
   }
 
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tv_text_test_" +
-                    std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("tv_text_test");
+  const std::filesystem::path dir = scratch.path;
   const std::string good = (dir / "good.py").string(), bad = (dir / "bad.py").string();
   {
     std::ofstream(good, std::ios::binary) << kExampleText;
@@ -373,7 +374,6 @@ TEST_CASE("text: parse_program_or_throw and load_program_file") {
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find(dir.string()) != std::string::npos);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("text: parsing a 20-rule program takes microseconds") {

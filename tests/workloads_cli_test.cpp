@@ -1,12 +1,11 @@
 // End-to-end tests of the workload sources: the real tilevolve binary on a hipBLASLt log, a
 // model preset, inline shapes and a replay file given alone.
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include "models/data_dir.hpp"
 
 #include <doctest/doctest.h>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,18 +19,6 @@ using Run = tv::test::ShellResult;
 Run run(const std::string& args, bool merge_stderr = false) {
   return tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args +
                              (merge_stderr ? " 2>&1" : " 2>/dev/null"));
-}
-
-std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "tilevolve_workloads_cli_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
-  std::ofstream(path) << text;
-  return path;
 }
 
 bool contains(const std::string& text, const std::string& what) {
@@ -71,7 +58,8 @@ TEST_CASE("workloads_cli: a log's merged, transposed, batched and skipped entrie
   const std::string entry = "- {function: matmul, M: 6144, N: 128, K: 4096, transA: T, "
                             "transB: N, batch_count: 1, a_type: bf16_r, b_type: bf16_r, "
                             "call_count: 10}\n";
-  const std::string log = temp_file(
+  const tv::test::ScratchDir scratch("tilevolve_workloads_cli_test");
+  const std::string log = scratch.write(
       "acceptance.yaml",
       entry + entry +
           "- {function: matmul, M: 6144, N: 128, K: 4096, transA: N, transB: T, "
@@ -98,9 +86,9 @@ TEST_CASE("workloads_cli: a log's merged, transposed, batched and skipped entrie
   CHECK(j["per_shape"][2]["weight"] == 96); // 3 calls x batch 32
   CHECK(j["problem"]["weighted"] == true);
 
-  const std::string bad = temp_file("malformed.yaml", entry + entry +
-                                                          "- {function: matmul, M: "
-                                                          "6144, N: 128\n");
+  const std::string bad = scratch.write("malformed.yaml", entry + entry +
+                                                              "- {function: matmul, M: "
+                                                              "6144, N: 128\n");
   const Run e = run("evolve --workload-log " + bad + " --budget 10", true);
   CHECK(e.status == 2);
   CHECK(contains(e.out, "tilevolve: error: " + bad + ":3: unbalanced braces or brackets"));
@@ -148,8 +136,8 @@ TEST_CASE("workloads_cli: evolve --inline and a resumed run keep the shape sourc
   CHECK(bad.status == 2);
   CHECK(contains(bad.out, "--inline '128,4096': 2 fields"));
 
-  const std::string dir = temp_path("resume_model");
-  std::filesystem::remove_all(dir);
+  const tv::test::ScratchDir scratch("tilevolve_workloads_cli_test");
+  const std::string dir = scratch.at("resume_model");
   const Run first = run("evolve --model llama3-8b --tokens 1,128,4096 --gpu h100 --budget 150 "
                         "--quiet --json --out " +
                         dir);

@@ -13,14 +13,13 @@
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -33,6 +32,8 @@ struct Fixture {
 };
 
 Fixture& fixture() {
+  // Removed at exit (libFuzzer ends with exit() when its time or runs are up).
+  static const tv::test::ScratchDir scratch("tilevolve_fuzz_checkpoint");
   static Fixture f = [] {
     Fixture x;
     tv::ProblemSpec spec;
@@ -43,11 +44,7 @@ Fixture& fixture() {
     x.mutator = std::make_unique<tv::MockLlm>(x.problem->gpu, tv::mock_options_for(*x.problem, {}));
     x.options.budget = 0;
     x.options.checkpoint_every = 8;
-    x.dir = (std::filesystem::temp_directory_path() /
-             ("tilevolve_fuzz_checkpoint_" + std::to_string(::getpid())))
-                .string();
-    std::filesystem::remove_all(x.dir);
-    std::filesystem::create_directories(x.dir);
+    x.dir = scratch.path;
     x.fingerprint =
         tv::run_fingerprint(tv::Evolution::run_config(*x.problem, *x.mutator, x.options));
     // Events of a short real run, so that offsets into them are meaningful.

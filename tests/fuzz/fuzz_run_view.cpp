@@ -14,6 +14,7 @@
 //       build/libtv_models.a $(pkg-config --libs fmt yaml-cpp) -o /tmp/f
 //   /tmp/f -max_total_time=60 -max_len=20000 tests/fuzz/corpus/run_view
 #include "serve/run_view.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,6 @@
 #include <fstream>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 namespace {
 
@@ -41,12 +41,9 @@ nlohmann::json stable(const tv::RunView& v) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::filesystem::path dir = [] {
-    const auto d = std::filesystem::temp_directory_path() /
-                   ("tilevolve_fuzz_run_view_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
+  // Removed at exit (libFuzzer ends with exit() when its time or runs are up).
+  static const tv::test::ScratchDir scratch("tilevolve_fuzz_run_view");
+  const std::filesystem::path dir = scratch.path;
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   std::string_view parts[3];
   std::size_t start = 0;
