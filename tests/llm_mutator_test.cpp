@@ -6,10 +6,10 @@
 #include "support/fake_openai_server.hpp"
 #include "support/fixtures.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 
 #include <chrono>
 #include <doctest/doctest.h>
-#include <filesystem>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace llm_mutator_test {
@@ -54,13 +54,6 @@ FakeAction by_seed(const nlohmann::json& body, int) {
   return a;
 }
 
-std::string temp_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / "tilevolve_llm_mutator_test" / name;
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d.string();
-}
-
 } // namespace
 
 TEST_CASE("llm_mutator: replies come back in request order with several requests in flight") {
@@ -81,9 +74,13 @@ TEST_CASE("llm_mutator: replies come back in request order with several requests
     CHECK(replies[std::size_t(i)].model == "m");
     CHECK(replies[std::size_t(i)].op == "llm-diff");
   }
-  // The delays add up to 0.64 s; four at a time take about a third of that.
-  MESSAGE("8 requests, 4 in flight: " << took << " s");
-  CHECK(took < 0.5);
+  // The delays add up to 0.64 s; four at a time take about a third of that. The time is only
+  // reported (a loaded machine stretches it); what is checked is that requests overlapped on
+  // the server, and never more than the concurrency allows.
+  MESSAGE("8 requests, 4 in flight: " << took << " s, at most " << server.max_in_flight()
+                                      << " at once on the server");
+  CHECK(server.max_in_flight() >= 2);
+  CHECK(server.max_in_flight() <= 4);
   for (const auto& r : server.requests())
     CHECK(r.authorization == std::string("Bearer ") + kKey);
   const auto stats = m.stats();
@@ -92,7 +89,8 @@ TEST_CASE("llm_mutator: replies come back in request order with several requests
 }
 
 TEST_CASE("llm_mutator: a recording replays without a server, and a different request is refused") {
-  const std::string dir = temp_dir("replay");
+  const test::ScratchDir scratch("tilevolve_llm_mutator_replay");
+  const std::string dir = scratch.path;
   const std::string log = dir + "/llm_exchanges.ndjson";
   LlmSettings s;
   nlohmann::json recorded_stats;
@@ -139,7 +137,8 @@ TEST_CASE("llm_mutator: a recording replays without a server, and a different re
 }
 
 TEST_CASE("llm_mutator: resume reuses answered requests and continues unfinished retries") {
-  const std::string dir = temp_dir("resume");
+  const test::ScratchDir scratch("tilevolve_llm_mutator_resume");
+  const std::string dir = scratch.path;
   const std::string log = dir + "/llm_exchanges.ndjson";
   FakeOpenAiServer server([](const nlohmann::json& body, int nth) {
     if (body.value("seed", 0) == 1 && nth == 0) {

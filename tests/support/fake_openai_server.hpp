@@ -5,6 +5,7 @@
 /// answers do not depend on the order in which concurrent requests arrive.
 #include "evolve/mock_llm.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <doctest/doctest.h>
@@ -76,6 +77,11 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     return requests_;
   }
+  /// The most requests the server was answering at one time (within their delays).
+  int max_in_flight() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return max_in_flight_;
+  }
   /// Forgets the requests received (the per-body counts stay).
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -106,9 +112,14 @@ private:
       std::lock_guard<std::mutex> lock(mutex_);
       nth = seen_[req.body]++;
       requests_.push_back({body, req.get_header_value("Authorization"), nth});
+      max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
     }
     const FakeAction a = script_(body, nth);
     if (a.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(a.delay_ms));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --in_flight_;
+    }
     switch (a.kind) {
     case FakeAction::reply:
       res.set_content(completion(a.content, a.prompt_tokens, a.completion_tokens, a.usage),
@@ -139,6 +150,7 @@ private:
   mutable std::mutex mutex_;
   std::vector<FakeRequest> requests_;
   std::map<std::string, int> seen_;
+  int in_flight_ = 0, max_in_flight_ = 0;
 };
 
 /// The user message of a chat request body.
