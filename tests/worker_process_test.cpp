@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <poll.h>
 #include <string>
 #include <thread>
@@ -18,6 +19,19 @@ namespace worker_process_test {
 using namespace tv;
 
 namespace {
+
+/// Whether `pid` no longer runs: no such process, or a zombie (dead, not yet reaped: an orphan
+/// waits for init, and an init that reaps lazily can keep it for seconds).
+bool has_ended(pid_t pid) {
+  if (::kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  // "pid (comm) S ...": the state follows the last ')', as comm may hold any character.
+  const std::size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() &&
+         (line[close + 2] == 'Z' || line[close + 2] == 'X');
+}
 
 /// Reads stdout lines until `n` arrived or the process closed stdout (at most 5 s).
 WorkerProcess::ReadResult read_lines(WorkerProcess& p, std::vector<std::string>& lines,
@@ -84,10 +98,10 @@ TEST_CASE("worker_process: kill stops the whole process group, even what ignores
   p.kill(0.2);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
   CHECK(p.exit_description() == "killed by signal 9");
-  // The child is gone too (it may linger a moment as a zombie of init).
+  // The child is gone too (a zombie of init counts: it no longer runs).
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
-    gone = ::kill(child, 0) != 0;
+    gone = has_ended(child);
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   CHECK(gone);
