@@ -54,7 +54,8 @@ void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
     cmd.add_option("--poison-config-after", pool.poison_config_after,
                    "once a config is a poison pair on this many shapes of a dtype, one fault "
                    "alone makes it a poison pair on any other shape of that dtype (0: never); "
-                   "the poison pairs already in the measurement file count")
+                   "the poison pairs in the measurement file count, those another run appends "
+                   "meanwhile too")
         ->check(integer_in(0, 1000000))
         ->capture_default_str();
   }

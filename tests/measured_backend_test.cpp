@@ -179,6 +179,50 @@ TEST_CASE("measured_backend: the table holds what was measured, as replay reads 
         MeasureStatus::unmeasured);
 }
 
+TEST_CASE("measured_backend: poison pairs another run appends meanwhile count towards "
+          "--poison-config-after") {
+  tv::test::ScratchDir dir("tv_measured");
+  const std::string cache = dir.at("m.csv");
+  const Config poison = cfg(128, 128, 64, 4, 3, 8), healthy = cfg(64, 128, 64, 4, 4, 8);
+  PoolOptions o = pool("--poison-config '" + poison.brief() + "'");
+  o.backoff_s = 0.001; // every strike restarts a worker: back off briefly
+  std::vector<TimingRequest> two, third;
+  for (std::int64_t m : {128, 256}) {
+    two.push_back({shape(m, 4096, 4096), poison});
+    two.push_back({shape(m, 4096, 4096), healthy});
+  }
+  third.push_back({shape(512, 4096, 4096), poison});
+  third.push_back({shape(512, 4096, 4096), healthy});
+  // Both runs open the file while it is empty: what the other finds comes in as they go.
+  MeasuredBackend a(tv::test::gpu("h100"), o, cache);
+  MeasuredBackend b(tv::test::gpu("h100"), o, cache);
+  const auto by_b = b.time(two);
+  CHECK(by_b[0].status == MeasureStatus::crash);
+  CHECK(by_b[2].status == MeasureStatus::crash);
+  CHECK(b.pool().counters().poison == 2);
+  // a learns b's two poison pairs before it measures: its own first one is poison after one
+  // fault alone, not three.
+  const auto by_a = a.time(third);
+  INFO("a's pair: " << by_a[0].detail);
+  CHECK(by_a[0].status == MeasureStatus::crash);
+  CHECK(by_a[0].detail.find("poison pair: it faulted alone on its worker once") == 0);
+  CHECK(by_a[1].ok());
+  CHECK(a.pool().counters().poison == 1);
+  CHECK(a.store().from_others() == 4);
+  // b's pairs themselves come from the file: a sends nothing for them.
+  const long long sent = a.pool().counters().sent;
+  const auto again = a.time(two);
+  CHECK(again[0].status == MeasureStatus::crash);
+  CHECK(again[2].status == MeasureStatus::crash);
+  CHECK(a.pool().counters().sent == sent);
+  CHECK(a.counters().from_cache == 4);
+  // A run that never heard of them needs every strike.
+  MeasuredBackend fresh(tv::test::gpu("h100"), o, dir.at("other.csv"));
+  const auto alone = fresh.time(third);
+  CHECK(alone[0].status == MeasureStatus::crash);
+  CHECK(alone[0].detail.find("poison pair: it faulted alone on its worker 3 times") == 0);
+}
+
 TEST_CASE("measured_backend: the vendor library is measured once per shape on request") {
   tv::test::ScratchDir dir("tv_measured");
   const std::string cache = dir.at("m.csv");

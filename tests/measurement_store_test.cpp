@@ -292,6 +292,48 @@ TEST_CASE("measurement_store: two stores on one file never write a key twice") {
   CHECK(load_measurement_file(path).records.size() == 1);
 }
 
+TEST_CASE("measurement_store: refresh reads another run's lines, and its new poison pairs "
+          "are handed over once, never this store's own") {
+  ScratchDir dir("tv_store");
+  const std::string path = dir.at("m.csv");
+  MeasurementStore a(path, kFamily), b(path, kFamily);
+  MeasureReply crash;
+  crash.status = MeasureStatus::crash;
+  crash.detail = "poison pair: it faulted alone on its worker 3 times (devices 0, 1)";
+  const Config c = cfg(128, 128, 64, 4, 3, 8);
+  const Shape s1 = shape(128, 4096, 4096), s2 = shape(64, 4096, 4096);
+  b.record(s1, c, false, 0, crash);
+  b.record(s1, c, false, 1, crash); // a second sample of the same pair
+  b.record(s2, c, false, 0, ok_reply(3e-6));
+  // Nothing read yet: a knows nothing of b's lines.
+  CHECK(!a.find(s1, c, false, 0));
+  CHECK(a.take_poison_from_others().empty());
+  a.refresh();
+  CHECK(a.from_others() == 3);
+  CHECK(a.find(s2, c, false, 0)->seconds == 3e-6);
+  CHECK(a.find(s1, c, false, 0)->status == MeasureStatus::crash);
+  const auto poison = a.take_poison_from_others();
+  REQUIRE(poison.size() == 1);
+  CHECK(poison[0].config == c);
+  CHECK(poison[0].shape.M == 128);
+  CHECK(!poison[0].vendor);
+  CHECK(a.take_poison_from_others().empty()); // handed over once
+  // a's own poison pair is a's pool's already: not handed over.
+  a.record(shape(16, 4096, 4096), c, false, 0, crash);
+  CHECK(a.take_poison_from_others().empty());
+  // One that record() reads on its way in is handed over too.
+  b.record(shape(32, 4096, 4096), Config{}, true, 0, crash);
+  a.record(shape(8, 4096, 4096), c, false, 0, ok_reply(1e-6));
+  const auto vendor = a.take_poison_from_others();
+  REQUIRE(vendor.size() == 1);
+  CHECK(vendor[0].vendor);
+  CHECK(vendor[0].shape.M == 32);
+  // refresh with nothing new reads nothing.
+  const std::size_t before = a.from_others();
+  a.refresh();
+  CHECK(a.from_others() == before);
+}
+
 TEST_CASE("measurement_store: processes appending at once leave whole lines, each key once") {
   ScratchDir dir("tv_store");
   const std::string path = dir.at("m.csv");

@@ -55,7 +55,8 @@ MeasuredBackend::MeasuredBackend(const Gpu& gpu, PoolOptions pool, const std::st
       cache_path, MeasurementStore::Family{gpu_.name, first->hello.device, first->hello.worker});
   for (const auto& w : store_->warnings())
     fmt::print(stderr, "tilevolve: warning: {}\n", w);
-  // Poison pairs an earlier run found count towards --poison-config-after here too.
+  // Poison pairs an earlier run found count towards --poison-config-after here too (those a
+  // run sharing the file finds meanwhile: time()).
   for (const auto& p : store_->poison_pairs())
     pool_->remember_poison(p.shape, p.config, p.vendor);
 }
@@ -115,6 +116,11 @@ std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>&
            std::size_t>
       first_of;
   std::vector<std::pair<std::size_t, std::size_t>> repeats; // (request, first request)
+  // What a run sharing the file appended meanwhile: keys it measured are not measured again,
+  // and poison pairs it found count towards --poison-config-after here too.
+  store_->refresh();
+  for (const auto& p : store_->take_poison_from_others())
+    pool_->remember_poison(p.shape, p.config, p.vendor);
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const TimingRequest& r = batch[i];
     const bool vendor = r.config.vendor; // a program's "vendor" branch: time the library

@@ -136,8 +136,16 @@ void MeasurementStore::add(const MeasurementRecord& r, bool at_open) {
     ++foreign_;
     return;
   }
-  index_[key(r.shape, r.config, r.vendor, r.sample)].add(r.result);
+  const Key k = key(r.shape, r.config, r.vendor, r.sample);
+  MeasurementSummary& summary = index_[k];
+  const bool was_crash = !summary.empty() && summary.result().status == MeasureStatus::crash;
+  summary.add(r.result);
   ++(at_open ? loaded_ : from_others_);
+  if (!at_open && !was_crash && summary.result().status == MeasureStatus::crash) {
+    Key pair = k;
+    std::get<7>(pair) = 0;
+    poison_from_others_.push_back(std::move(pair));
+  }
 }
 
 void MeasurementStore::settle_torn_tail(const std::string& tail, std::size_t at) {
@@ -227,6 +235,34 @@ std::vector<Config> MeasurementStore::configs() const {
   return {out.begin(), out.end()};
 }
 
+void MeasurementStore::refresh() {
+  FileLock lock(fd_);
+  catch_up();
+}
+
+MeasurementStore::PoisonPair MeasurementStore::poison_pair(const Key& k) {
+  PoisonPair p;
+  p.shape.M = std::get<0>(k);
+  p.shape.N = std::get<1>(k);
+  p.shape.K = std::get<2>(k);
+  p.shape.dtype = std::get<3>(k);
+  p.shape.layout = std::get<4>(k);
+  p.vendor = std::get<5>(k);
+  p.config = std::get<6>(k);
+  return p;
+}
+
+std::vector<MeasurementStore::PoisonPair> MeasurementStore::take_poison_from_others() {
+  std::sort(poison_from_others_.begin(), poison_from_others_.end());
+  poison_from_others_.erase(std::unique(poison_from_others_.begin(), poison_from_others_.end()),
+                            poison_from_others_.end());
+  std::vector<PoisonPair> out;
+  for (const Key& k : poison_from_others_)
+    out.push_back(poison_pair(k));
+  poison_from_others_.clear();
+  return out;
+}
+
 std::vector<MeasurementStore::PoisonPair> MeasurementStore::poison_pairs() const {
   std::vector<PoisonPair> out;
   // The sample is the key's last field, so a pair's samples are neighbours in the index: a pair
@@ -238,15 +274,7 @@ std::vector<MeasurementStore::PoisonPair> MeasurementStore::poison_pairs() const
     std::get<7>(pair) = 0;
     if (last == pair) continue;
     last = pair;
-    PoisonPair p;
-    p.shape.M = std::get<0>(k);
-    p.shape.N = std::get<1>(k);
-    p.shape.K = std::get<2>(k);
-    p.shape.dtype = std::get<3>(k);
-    p.shape.layout = std::get<4>(k);
-    p.vendor = std::get<5>(k);
-    p.config = std::get<6>(k);
-    out.push_back(std::move(p));
+    out.push_back(poison_pair(k));
   }
   return out;
 }
