@@ -166,9 +166,10 @@ TEST_CASE("measured_faults: a poison config is found, recorded as crash and neve
   CHECK(pool["retired"] == 0);
   CHECK(r["measurement"]["poison"].size() == pool["poison"].get<std::size_t>());
   const std::string text = tv::test::read_text(cache);
-  CHECK(
-      text.find(",crash,,,\"poison pair: it faulted alone on its worker 3 times (devices 0, 1)") !=
-      std::string::npos);
+  CHECK(text.find(",crash,,,\"poison pair: it faulted alone on its worker ") != std::string::npos);
+  // Its first shapes take every strike, on both devices: 3, or 4 and more when the first three
+  // fell on one device (likelier under load); later ones are inferred from the config.
+  CHECK(text.find(" times (devices 0, 1)") != std::string::npos);
   CHECK(text.find("Segmentation fault while compiling " + poison) != std::string::npos);
   // The same run again: every pair comes from the file, the poison ones too; none is sent.
   const auto again = json_of(tilevolve(measured(cache, 2, args)));
