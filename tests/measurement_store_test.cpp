@@ -251,7 +251,7 @@ TEST_CASE("measurement_store: the poison pairs on file, each once, with their sh
   failed.status = MeasureStatus::unlaunchable;
   {
     MeasurementStore store(path, kFamily);
-    CHECK(store.poison_pairs().empty());
+    CHECK(store.take_new_poison().empty());
     store.record(nt, c, false, 0, crash);
     store.record(nt, c, false, 1, crash); // a re-measurement sample of the same pair
     store.record(shape(64, 1024, 1024), c, false, 0, ok_reply(2e-6));
@@ -259,8 +259,9 @@ TEST_CASE("measurement_store: the poison pairs on file, each once, with their sh
     store.record(shape(16, 1024, 1024), Config{}, true, 0, crash);
   }
   MeasurementStore again(path, kFamily);
-  const auto poison = again.poison_pairs();
+  const auto poison = again.take_new_poison();
   REQUIRE(poison.size() == 2);
+  CHECK(again.take_new_poison().empty()); // handed over once
   for (const auto& p : poison) {
     if (p.vendor) {
       CHECK(p.shape.M == 16);
@@ -275,7 +276,7 @@ TEST_CASE("measurement_store: the poison pairs on file, each once, with their sh
     }
   }
   // Another family's poison pairs are not ours.
-  CHECK(MeasurementStore(path, {"h100", "NVIDIA H200", "worker 2"}).poison_pairs().empty());
+  CHECK(MeasurementStore(path, {"h100", "NVIDIA H200", "worker 2"}).take_new_poison().empty());
 }
 
 TEST_CASE("measurement_store: two stores on one file never write a key twice") {
@@ -307,24 +308,24 @@ TEST_CASE("measurement_store: refresh reads another run's lines, and its new poi
   b.record(s2, c, false, 0, ok_reply(3e-6));
   // Nothing read yet: a knows nothing of b's lines.
   CHECK(!a.find(s1, c, false, 0));
-  CHECK(a.take_poison_from_others().empty());
+  CHECK(a.take_new_poison().empty());
   a.refresh();
   CHECK(a.from_others() == 3);
   CHECK(a.find(s2, c, false, 0)->seconds == 3e-6);
   CHECK(a.find(s1, c, false, 0)->status == MeasureStatus::crash);
-  const auto poison = a.take_poison_from_others();
+  const auto poison = a.take_new_poison();
   REQUIRE(poison.size() == 1);
   CHECK(poison[0].config == c);
   CHECK(poison[0].shape.M == 128);
   CHECK(!poison[0].vendor);
-  CHECK(a.take_poison_from_others().empty()); // handed over once
+  CHECK(a.take_new_poison().empty()); // handed over once
   // a's own poison pair is a's pool's already: not handed over.
   a.record(shape(16, 4096, 4096), c, false, 0, crash);
-  CHECK(a.take_poison_from_others().empty());
+  CHECK(a.take_new_poison().empty());
   // One that record() reads on its way in is handed over too.
   b.record(shape(32, 4096, 4096), Config{}, true, 0, crash);
   a.record(shape(8, 4096, 4096), c, false, 0, ok_reply(1e-6));
-  const auto vendor = a.take_poison_from_others();
+  const auto vendor = a.take_new_poison();
   REQUIRE(vendor.size() == 1);
   CHECK(vendor[0].vendor);
   CHECK(vendor[0].shape.M == 32);

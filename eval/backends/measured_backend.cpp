@@ -55,10 +55,6 @@ MeasuredBackend::MeasuredBackend(const Gpu& gpu, PoolOptions pool, const std::st
       cache_path, MeasurementStore::Family{gpu_.name, first->hello.device, first->hello.worker});
   for (const auto& w : store_->warnings())
     fmt::print(stderr, "tilevolve: warning: {}\n", w);
-  // Poison pairs an earlier run found count towards --poison-config-after here too (those a
-  // run sharing the file finds meanwhile: time()).
-  for (const auto& p : store_->poison_pairs())
-    pool_->remember_poison(p.shape, p.config, p.vendor);
 }
 
 MeasuredBackend::~MeasuredBackend() = default;
@@ -116,10 +112,11 @@ std::vector<Measurement> MeasuredBackend::time(const std::vector<TimingRequest>&
            std::size_t>
       first_of;
   std::vector<std::pair<std::size_t, std::size_t>> repeats; // (request, first request)
-  // What a run sharing the file appended meanwhile: keys it measured are not measured again,
-  // and poison pairs it found count towards --poison-config-after here too.
+  // What a run sharing the file appended meanwhile: keys it measured are not measured again.
+  // The poison pairs on file that the pool has not heard of (an earlier run's, read when the
+  // file was opened, and another run's since) count towards --poison-config-after here too.
   store_->refresh();
-  for (const auto& p : store_->take_poison_from_others())
+  for (const auto& p : store_->take_new_poison())
     pool_->remember_poison(p.shape, p.config, p.vendor);
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const TimingRequest& r = batch[i];

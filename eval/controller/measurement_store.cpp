@@ -141,10 +141,10 @@ void MeasurementStore::add(const MeasurementRecord& r, bool at_open) {
   const bool was_crash = !summary.empty() && summary.result().status == MeasureStatus::crash;
   summary.add(r.result);
   ++(at_open ? loaded_ : from_others_);
-  if (!at_open && !was_crash && summary.result().status == MeasureStatus::crash) {
+  if (!was_crash && summary.result().status == MeasureStatus::crash) {
     Key pair = k;
     std::get<7>(pair) = 0;
-    poison_from_others_.push_back(std::move(pair));
+    new_poison_.push_back(std::move(pair));
   }
 }
 
@@ -240,42 +240,23 @@ void MeasurementStore::refresh() {
   catch_up();
 }
 
-MeasurementStore::PoisonPair MeasurementStore::poison_pair(const Key& k) {
-  PoisonPair p;
-  p.shape.M = std::get<0>(k);
-  p.shape.N = std::get<1>(k);
-  p.shape.K = std::get<2>(k);
-  p.shape.dtype = std::get<3>(k);
-  p.shape.layout = std::get<4>(k);
-  p.vendor = std::get<5>(k);
-  p.config = std::get<6>(k);
-  return p;
-}
-
-std::vector<MeasurementStore::PoisonPair> MeasurementStore::take_poison_from_others() {
-  std::sort(poison_from_others_.begin(), poison_from_others_.end());
-  poison_from_others_.erase(std::unique(poison_from_others_.begin(), poison_from_others_.end()),
-                            poison_from_others_.end());
+std::vector<MeasurementStore::PoisonPair> MeasurementStore::take_new_poison() {
+  // A pair's samples are keys of their own: each pair once.
+  std::sort(new_poison_.begin(), new_poison_.end());
+  new_poison_.erase(std::unique(new_poison_.begin(), new_poison_.end()), new_poison_.end());
   std::vector<PoisonPair> out;
-  for (const Key& k : poison_from_others_)
-    out.push_back(poison_pair(k));
-  poison_from_others_.clear();
-  return out;
-}
-
-std::vector<MeasurementStore::PoisonPair> MeasurementStore::poison_pairs() const {
-  std::vector<PoisonPair> out;
-  // The sample is the key's last field, so a pair's samples are neighbours in the index: a pair
-  // is listed once, at its first sample with status crash.
-  std::optional<Key> last;
-  for (const auto& [k, summary] : index_) {
-    if (summary.result().status != MeasureStatus::crash) continue;
-    Key pair = k;
-    std::get<7>(pair) = 0;
-    if (last == pair) continue;
-    last = pair;
-    out.push_back(poison_pair(k));
+  for (const Key& k : new_poison_) {
+    PoisonPair p;
+    p.shape.M = std::get<0>(k);
+    p.shape.N = std::get<1>(k);
+    p.shape.K = std::get<2>(k);
+    p.shape.dtype = std::get<3>(k);
+    p.shape.layout = std::get<4>(k);
+    p.vendor = std::get<5>(k);
+    p.config = std::get<6>(k);
+    out.push_back(std::move(p));
   }
+  new_poison_.clear();
   return out;
 }
 

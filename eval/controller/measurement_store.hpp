@@ -45,21 +45,20 @@ public:
   /// columns, the same set replay reads from the file.
   std::vector<Config> configs() const;
 
-  /// The pairs on file whose answer is status crash (poison pairs, found by an earlier run's
-  /// pool), each once whatever its samples: its shape (M, N, K, dtype, layout; no name), config
-  /// and whether it is the vendor library.
+  /// A pair on file whose answer is status crash (a poison pair, found by a pool): its shape
+  /// (M, N, K, dtype, layout; no name), config and whether it is the vendor library.
   struct PoisonPair {
     Shape shape;
     Config config;
     bool vendor = false;
   };
-  std::vector<PoisonPair> poison_pairs() const;
   /// Reads, under the lock, what other runs appended since this store last read the file (a
   /// run sharing the file measured keys, or found poison pairs, meanwhile).
   void refresh();
-  /// The poison pairs other runs appended while this store had the file open (read by
-  /// refresh() or record()) since the last call, each once; this store's own are not listed.
-  std::vector<PoisonPair> take_poison_from_others();
+  /// The poison pairs read from the file (when it was opened, by refresh() or by record()) and
+  /// not handed over yet, each once whatever its samples. The ones this store records itself
+  /// are not listed: its own pool found them.
+  std::vector<PoisonPair> take_new_poison();
 
   const std::string& path() const { return path_; }
   const Family& family() const { return family_; }
@@ -81,7 +80,6 @@ private:
   void add(const MeasurementRecord& r, bool at_open);
   void catch_up();
   void settle_torn_tail(const std::string& tail, std::size_t at);
-  static PoisonPair poison_pair(const Key& k);
 
   std::string path_;
   Family family_;
@@ -89,7 +87,7 @@ private:
   std::size_t offset_ = 0; ///< bytes read so far (always at a line start)
   int lines_ = 0;          ///< lines read so far
   std::map<Key, MeasurementSummary> index_;
-  std::vector<Key> poison_from_others_; ///< sample-0 keys of pairs other runs found poison
+  std::vector<Key> new_poison_; ///< sample-0 keys of poison pairs read, not handed over yet
   std::size_t loaded_ = 0, appended_ = 0, from_others_ = 0, foreign_ = 0;
   std::vector<std::string> warnings_;
 };
