@@ -1,6 +1,7 @@
 // tilevolve: synthesizes GEMM tiling heuristics. This file only wires the subcommands; each
 // lives in its own file and calls the libraries.
 #include "cli/ablation_command.hpp"
+#include "cli/allocator.hpp"
 #include "cli/baselines_command.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/error_message.hpp"
@@ -29,7 +30,9 @@ int main(int argc, char** argv) {
   // Set before the subcommands are added: each takes its parent's formatter.
   app.formatter(std::make_shared<tv::WrappingFormatter>(tv::help_width()));
   app.footer(tv::kExitStatusHelp);
-  app.set_version_flag("--version", "tilevolve " + std::string(tv::version()));
+  app.set_version_flag("--version", [] {
+    return "tilevolve " + std::string(tv::version()) + "\nallocator: " + tv::allocator_text();
+  });
   tv::add_evolve_command(app);
   tv::add_baselines_command(app);
   tv::add_score_command(app);

@@ -15,7 +15,7 @@ set -euo pipefail
 packages=(
   g++ cmake make ninja-build pkg-config python3
   libboost-graph-dev nlohmann-json3-dev libxtensor-dev libfmt-dev doctest-dev
-  libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
+  libcpp-httplib-dev libcli11-dev libyaml-cpp-dev libmimalloc-dev
   libjs-chart.js
 )
 if [ "${1:-}" = "test" ]; then

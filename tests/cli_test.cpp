@@ -36,6 +36,23 @@ std::string tv_test_read(const std::string& path) {
 
 } // namespace
 
+TEST_CASE("cli: --version names the version and the allocator, which took over malloc") {
+  const Run r = run("--version");
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("tilevolve ", 0) == 0);
+  const std::size_t at = r.out.find("\nallocator: ");
+  REQUIRE(at != std::string::npos);
+  const std::string allocator = r.out.substr(at + 12);
+  // Linked but not in charge would mean a link order that leaves glibc's malloc in place.
+  CHECK(allocator.find("not redirected") == std::string::npos);
+  if (TILEVOLVE_LINKS_MIMALLOC) {
+    CHECK(allocator.rfind("mimalloc ", 0) == 0);
+    CHECK(allocator.find("(malloc redirected)") != std::string::npos);
+  } else {
+    CHECK(allocator.rfind("the C library's malloc", 0) == 0);
+  }
+}
+
 TEST_CASE("cli: baselines --json reports every method on train and test") {
   const Run r = run("baselines --gpu h100 --json");
   REQUIRE(r.status == 0);
