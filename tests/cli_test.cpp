@@ -324,6 +324,16 @@ TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched 
   REQUIRE(a.contains("refit_validation"));
   CHECK(a["refit_validation"]["tree_chosen"] == true);
   CHECK(a["refit_validation"]["gain"].get<double>() > 0);
+  // Every tree size a baseline tree may have is a candidate (1 to 64 leaves), and the one
+  // chosen is the held-out best.
+  const auto& leaves = a["refit_validation"]["leaves"];
+  REQUIRE(leaves.size() == 64);
+  CHECK(leaves.front() == 1);
+  CHECK(leaves.back() == 64);
+  const auto& held = a["refit_validation"]["held_out_speedup"];
+  const int best = a["refit_validation"]["best_leaves"].get<int>();
+  for (const auto& h : held)
+    CHECK(h.get<double>() <= held[std::size_t(best - 1)].get<double>());
   CHECK(a["best"]["op"] == "refit");
   CHECK_FALSE(b.contains("refit_validation"));
   CHECK(a["best"]["program"] != b["best"]["program"]);
