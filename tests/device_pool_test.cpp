@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
@@ -24,6 +25,17 @@ using tv::test::cfg;
 using tv::test::fake_worker_cmd;
 
 namespace {
+
+/// The strikes a poison pair's detail names ("faulted alone on its worker 3 times" gives 3,
+/// "once" 1); 0 when it names none.
+int strikes_of(const std::string& detail) {
+  const std::string lead = "faulted alone on its worker ";
+  const std::size_t at = detail.find(lead);
+  if (at == std::string::npos) return 0;
+  const std::string rest = detail.substr(at + lead.size());
+  if (rest.rfind("once", 0) == 0) return 1;
+  return std::atoi(rest.c_str());
+}
 
 /// `n` distinct (shape, config) jobs over the lecture shapes and a few launchable configs.
 std::vector<MeasureJob> jobs(std::size_t n) {
@@ -270,9 +282,13 @@ TEST_CASE(
           CHECK(d.find("Segmentation fault while compiling") != std::string::npos);
           if (d.find("and its config is a poison pair on ") == std::string::npos) {
             ++three;
-            CHECK(d.find("poison pair: it faulted alone on its worker 3 times") !=
-                  std::string::npos);
-            if (devices.size() == 2) CHECK(d.find("devices 0, 1") != std::string::npos);
+            // Every strike: 3 on one device; on two, at least 3 and both devices (a fourth when
+            // the first three fell on one device, likelier under load).
+            if (devices.size() == 1) CHECK(strikes_of(d) == 3);
+            if (devices.size() == 2) {
+              CHECK(strikes_of(d) >= 3);
+              CHECK(d.find("devices 0, 1") != std::string::npos);
+            }
           } else {
             // Inferred from the config: fewer strikes than the rule asks (once, or more where some
             // came before the config was known), the other shapes counted.
@@ -340,8 +356,7 @@ TEST_CASE("device_pool: poison pairs remembered from before count towards the co
     if (js[i].config == poison) {
       INFO("job " << i << ": " << again[i].reply.detail);
       CHECK(again[i].reply.status == MeasureStatus::crash);
-      if (again[i].reply.detail.find("faulted alone on its worker 3 times") != std::string::npos)
-        ++every_strike;
+      if (strikes_of(again[i].reply.detail) >= 3) ++every_strike;
     }
   CHECK(every_strike >= 1);
   CHECK(other.counters().poison == 4);
