@@ -33,9 +33,11 @@ long long KernelRunBudget::cap(long long exhaustive) const {
 }
 
 std::string KernelRunBudget::text() const {
-  if (runs > 0 && share > 0) return fmt::format("{} or {:g}%", runs, share * 100);
+  // Ten significant digits: parse() reads back the same cap (27.123456% stays 27.123456%, where
+  // six digits gave 27.1235%), and 0.275 x 100 still prints as 27.5.
+  if (runs > 0 && share > 0) return fmt::format("{} or {:.10g}%", runs, share * 100);
   if (runs > 0) return std::to_string(runs);
-  if (share > 0) return fmt::format("{:g}%", share * 100);
+  if (share > 0) return fmt::format("{:.10g}%", share * 100);
   return "";
 }
 

@@ -43,6 +43,10 @@ TEST_CASE("kernel_run_budget: counts and shares are read, shown and capped") {
   CHECK(p.runs == 0);
   CHECK(p.share == doctest::Approx(0.275));
   CHECK(p.text() == "27.5%");
+  // Shown with enough digits to give the same cap back.
+  const KernelRunBudget fine = KernelRunBudget::parse("27.123456%");
+  CHECK(fine.text() == "27.123456%");
+  CHECK(KernelRunBudget::parse(fine.text()).cap(1000000) == fine.cap(1000000));
   CHECK(p.cap(3240) == 891); // floor(0.275 x 3240)
   CHECK(p.cap(1) == 1);      // never a cap of 0, which would mean none
   CHECK(n.describe() == "at most 2000 kernel runs");
