@@ -36,6 +36,9 @@ inline constexpr double kNoisyRulePenalty = 0.01;
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
+/// Refit validation tries trees of up to this many times the baseline tree's leaf limit
+/// (ProblemSpec::tree_leaves, at most kMaxTreeLeaves): the held-out figures choose the size.
+inline constexpr int kRefitLeafFactor = 2;
 
 /// Knobs of one run; all have defaults.
 struct EvolutionOptions {
