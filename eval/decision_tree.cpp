@@ -173,7 +173,7 @@ private:
     for (std::size_t k = 0; k + 1 < leaves.size(); ++k)
       p.rules.push_back(Rule{leaves[k].path, configs_[std::size_t(leaves[k].config)]});
     p.default_config = configs_[std::size_t(leaves.back().config)];
-    return o_.simplified ? simplify(p) : p;
+    return simplify(p);
   }
 
   const Shape& shape(std::size_t i) const { return shapes_[i]; }

@@ -27,10 +27,6 @@ struct TreeOptions {
   /// (whole waves and half waves), for the other features a power of two (or 1.5 times one);
   /// halfway only when no such value lies between them.
   int round_thresholds_units = 0;
-  /// false: the trees come back as raw rule lists (one rule per leaf, each with its whole path)
-  /// instead of simplified programs. They decide every shape the same way (the simplifier is
-  /// exact) and cost far less to make: for scoring many trees, as cross-validation does.
-  bool simplified = true;
 };
 
 /// The threshold t (a <= t < b) `o` puts between neighbouring training values a < b of `f`.

@@ -21,7 +21,6 @@ struct RefitChoice {
   double penalty = 1.25;            ///< assumed slowdown of an unmeasured pair (> 1)
   std::vector<bool> use;            ///< which feedback shapes take part (empty = all)
   int units = 0; ///< the GPU's SM/CU count: thresholds at round values (see TreeOptions)
-  bool simplified = true; ///< false: raw rule lists, the same decisions (TreeOptions::simplified)
 };
 
 /// The refitted program, or nullopt when the feedback holds no measurement to fit.

@@ -76,7 +76,6 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
   }
   RefitChoice choice;
   choice.features = default_tree_features();
-  choice.simplified = false; // only scored: raw rule lists decide as the simplified trees do
   double weight_total = 0;
   for (const ShapeFeedback& f : feedback)
     weight_total += std::max(0.0, f.shape.weight);

@@ -103,26 +103,6 @@ TEST_CASE("fit_tree_sequence: the tree of L leaves is fit_tree with max_leaves L
   CHECK(padded[4] == padded[1]);
   CHECK(padded[4] == fit_tree(two, configs, two_cost, o));
   CHECK_THROWS_AS(fit_tree_sequence({}, configs, {}, o), std::invalid_argument);
-
-  // Raw rule lists (simplified = false), as cross-validation scores them: the same decisions on
-  // every shape, from longer programs.
-  TreeOptions raw;
-  raw.max_leaves = 8;
-  raw.round_thresholds_units = 132;
-  const auto simplified = fit_tree_sequence(shapes, configs, cost, raw);
-  raw.simplified = false;
-  const auto unsimplified = fit_tree_sequence(shapes, configs, cost, raw);
-  REQUIRE(unsimplified.size() == simplified.size());
-  std::size_t raw_terms = 0, simple_terms = 0;
-  for (std::size_t t = 0; t < simplified.size(); ++t) {
-    for (const Shape& s : shapes)
-      CHECK(unsimplified[t].choose(s) == simplified[t].choose(s));
-    for (const Rule& r : unsimplified[t].rules)
-      raw_terms += r.condition.terms.size();
-    for (const Rule& r : simplified[t].rules)
-      simple_terms += r.condition.terms.size();
-  }
-  CHECK(raw_terms > simple_terms);
 }
 
 TEST_CASE("refit_sequence: each tree is refit_program's, on every subset of the shapes") {
