@@ -16,10 +16,12 @@ void add_threads_option(CLI::App& cmd, int& threads,
 /// Throws InputError when `out` names something that exists and is not a directory (checked
 /// before any run, so a bad --out costs nothing).
 void check_report_dir(const std::string& out);
-/// Adds --stagnation (stop a run after this many programs without a new best; 0 = never).
+/// Adds --stagnation (stop a run after this many programs without a new best; 0 = never; not
+/// given: the backend's default).
 void add_stagnation_option(CLI::App& cmd, long long& stagnation);
-/// Adds --max-kernel-runs N|P% (stop a run once it timed N pairs or P% of exhaustive tuning of
-/// the training shapes; checked before each program is evaluated).
+/// Adds --max-kernel-runs N|P%|none (stop a run once it timed N pairs or P% of exhaustive tuning
+/// of the training shapes; checked before each program is evaluated; not given: the backend's
+/// default).
 void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 /// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
 /// default, means 0 on the analytic model and 0.01 on recorded or measured timings).

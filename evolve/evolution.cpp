@@ -6,7 +6,6 @@
 // run state they share (Evolution::State) is evolution_detail.hpp.
 #include "evolve/evolution.hpp"
 
-#include "eval/analytic_backend.hpp"
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
@@ -124,11 +123,7 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.candidates < 1) throw InputError("candidates must be at least 1");
   if (options_.folds < 0) throw InputError("folds must not be negative");
   if (options_.folds == 1) throw InputError("cross-validation needs at least 2 folds (0 = off)");
-  if (options_.rule_penalty < 0)
-    options_.rule_penalty =
-        options_.folds > 0 || dynamic_cast<const AnalyticBackend*>(problem.backend.get())
-            ? 0.0
-            : kNoisyRulePenalty;
+  options_ = with_backend_defaults(std::move(options_), problem);
   if (!(options_.rule_penalty < 1)) throw InputError("the rule penalty must be a fraction below 1");
 }
 

@@ -33,6 +33,13 @@ namespace tv {
 
 /// The rule penalty on recorded or measured timings (see EvolutionOptions::rule_penalty).
 inline constexpr double kNoisyRulePenalty = 0.01;
+/// Where kernel runs cost something (recorded or measured timings), a run stops by default
+/// after this many programs without a new best ...
+inline constexpr long long kCostlyStagnation = 200;
+/// ... or once it has timed this share of exhaustive tuning of its training shapes. The cap is
+/// checked before each program, and one program times at most one config per training shape,
+/// so a run over a few dozen configs ends at about 30% of exhaustive tuning at most.
+inline constexpr double kCostlyKernelShare = 0.27;
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
@@ -43,13 +50,16 @@ inline constexpr int kRefitLeafFactor = 2;
 /// Knobs of one run; all have defaults.
 struct EvolutionOptions {
   std::uint64_t seed = 0;
-  long long budget = 1000;  ///< programs to propose (stop when reached)
-  long long stagnation = 0; ///< stop after this many programs without a new best (0 = off)
+  long long budget = 1000; ///< programs to propose (stop when reached)
+  /// Stop after this many programs without a new best (0 = off). Negative: the backend's
+  /// default, 0 on the analytic model and kCostlyStagnation otherwise.
+  long long stagnation = -1;
   double target_score = 0;  ///< stop when the best train speedup reaches this (0 = off)
   double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
   /// Stop once this many pairs were timed. Checked before each program is evaluated, so the
-  /// last one may go over by what it times; the rest of its batch is not evaluated.
-  KernelRunBudget kernel_runs;
+  /// last one may go over by what it times; the rest of its batch is not evaluated. Not given
+  /// (backend_default): no cap on the analytic model, kCostlyKernelShare otherwise.
+  KernelRunBudget kernel_runs = KernelRunBudget::from_backend();
   int batch = 8; ///< programs proposed between database updates
   /// Proposals per parent in one step (K). With K > 1 the K children are evaluated together
   /// and, when two or more beat the parent, their edits are merged into one more program
@@ -100,6 +110,12 @@ struct EvolutionOptions {
   /// Reads options written by to_json; throws InputError on bad fields.
   static EvolutionOptions from_json(const nlohmann::json& j);
 };
+
+/// `o` with every "the backend's default" resolved for `problem`: the rule penalty, the
+/// stagnation stop and the kernel-run cap. On the analytic model a kernel run costs nothing,
+/// so there is no stop but the budget; on recorded or measured timings a run stops at
+/// kCostlyStagnation programs without a new best or at kCostlyKernelShare of exhaustive tuning.
+EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& problem);
 
 /// When the best score improved.
 struct Improvement {
@@ -176,7 +192,8 @@ public:
   Program measured_tree(int leaves) const;
   /// Called after every batch (e.g. for a progress line).
   void on_progress(std::function<void(const Progress&)> f) { progress_ = std::move(f); }
-  /// The run's config.json content for `problem` and `options`.
+  /// The run's config.json content for `problem` and `options` (the backend's defaults
+  /// resolved, as the run writes them).
   static nlohmann::json run_config(const Problem& problem, const Mutator& mutator,
                                    const EvolutionOptions& options);
 

@@ -1,6 +1,7 @@
 // EvolutionOptions as JSON (config.json, fingerprints) and the run's config.json content.
 #include "evolve/evolution.hpp"
 
+#include "eval/analytic_backend.hpp"
 #include "evolve/evolution_detail.hpp"
 #include "ir/text.hpp"
 
@@ -46,6 +47,18 @@ nlohmann::json EvolutionOptions::to_json() const {
   kernel_runs.to_json(j); // only when set, so older runs' options read back the same
   if (checkpoint_seconds > 0) j["checkpoint_seconds"] = checkpoint_seconds; // likewise
   return j;
+}
+
+EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& problem) {
+  const bool analytic = dynamic_cast<const AnalyticBackend*>(problem.backend.get()) != nullptr;
+  if (o.rule_penalty < 0) o.rule_penalty = o.folds > 0 || analytic ? 0.0 : kNoisyRulePenalty;
+  if (o.stagnation < 0) o.stagnation = analytic ? 0 : kCostlyStagnation;
+  if (o.kernel_runs.backend_default) {
+    // A cap set on the "not given" value (runs or share) counts as given.
+    o.kernel_runs.backend_default = false;
+    if (!o.kernel_runs.any() && !analytic) o.kernel_runs.share = kCostlyKernelShare;
+  }
+  return o;
 }
 
 EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
@@ -110,7 +123,7 @@ nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
                                                     : nlohmann::json(nullptr)}}},
           {"mutator", m.name()},
           {"mutator_settings", m.settings()}, // null for the mock
-          {"options", o.to_json()}};
+          {"options", with_backend_defaults(o, p).to_json()}};
 }
 
 } // namespace tv

@@ -15,10 +15,10 @@ namespace {
 constexpr long long kMaxRuns = 1'000'000'000'000LL;
 
 [[noreturn]] void refuse(std::string_view text) {
-  throw InputError(fmt::format(
-      "kernel-run budget '{}': expected a count of kernel runs (e.g. 2000) or a share of "
-      "exhaustive tuning of the training shapes (e.g. 30%)",
-      text));
+  throw InputError(
+      fmt::format("kernel-run budget '{}': expected a count of kernel runs (e.g. 2000), a share of "
+                  "exhaustive tuning of the training shapes (e.g. 30%) or none",
+                  text));
 }
 
 } // namespace
@@ -54,6 +54,7 @@ std::string KernelRunBudget::describe() const {
 KernelRunBudget KernelRunBudget::parse(std::string_view text) {
   KernelRunBudget b;
   if (text.empty()) refuse(text);
+  if (text == "none") return b;
   if (text.back() == '%') {
     const std::string_view num = text.substr(0, text.size() - 1);
     double p = 0;

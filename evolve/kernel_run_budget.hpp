@@ -14,6 +14,16 @@ namespace tv {
 struct KernelRunBudget {
   long long runs = 0;
   double share = 0;
+  /// Not given: the run takes its backend's default (with_backend_defaults in evolution.hpp).
+  /// No cap until then; never written to JSON (a run writes its options once resolved).
+  bool backend_default = false;
+
+  /// The "not given" value.
+  static KernelRunBudget from_backend() {
+    KernelRunBudget b;
+    b.backend_default = true;
+    return b;
+  }
 
   /// True when either cap is set.
   bool any() const { return runs > 0 || share > 0; }
@@ -24,7 +34,8 @@ struct KernelRunBudget {
   /// For reports: "at most 2000 kernel runs", "at most 30% of the kernel runs of exhaustive
   /// tuning of the training shapes", or "" (none).
   std::string describe() const;
-  /// Reads "N" (kernel runs, N >= 1) or "P%" (0 < P <= 100); throws InputError otherwise.
+  /// Reads "N" (kernel runs, N >= 1), "P%" (0 < P <= 100) or "none" (no cap); throws
+  /// InputError otherwise.
   static KernelRunBudget parse(std::string_view text);
   /// Adds its fields to an options object (nothing when no cap is set, as older runs wrote).
   void to_json(nlohmann::json& options) const;

@@ -78,6 +78,15 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   ProblemSpec first = options.problem;
   if (!fixed) first.seed = 0; // split seeds 0 to splits - 1
   problems[0] = load_study_problem(first);
+  {
+    // The stops every run takes (the backend's defaults where not given), for the report.
+    EvolutionOptions o;
+    o.stagnation = options.stagnation;
+    o.kernel_runs = options.kernel_runs;
+    o = with_backend_defaults(std::move(o), *problems[0].problem);
+    r.options.stagnation = o.stagnation;
+    r.options.kernel_runs = o.kernel_runs;
+  }
   std::vector<std::unique_ptr<Problem>> others;
   for (int sp = 1; sp < options.splits; ++sp) {
     ProblemSpec spec = options.problem;
@@ -187,8 +196,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       "split, {} evolution runs (seeds 0 to {}, {} programs each{}{}, {}{}) and the per-M table "
       "built from the same training half.{} Every number is computed in this run.",
       p0.gpu.name, p0.gpu.full_name, p0.backend->name(),
-      fixed ? p0.train_rows.size() : p0.train_rows.size() + p0.test_rows.size(),
-      p0.shapes_path,
+      fixed ? p0.train_rows.size() : p0.train_rows.size() + p0.test_rows.size(), p0.shapes_path,
       fixed ? fmt::format("(all of them for training; tested on {}, one fixed split)",
                           p0.test_shapes_path)
             : fmt::format("split {} with split seeds 0 to {}",
@@ -197,11 +205,11 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                               : "half/half by (M, N, K) (no size on both sides)",
                           options.splits - 1),
       options.seeds, options.seeds - 1, options.budget,
-      options.stagnation > 0
+      r.options.stagnation > 0
           ? fmt::format(" or fewer: a run stops after {} programs without a new best",
-                        options.stagnation)
+                        r.options.stagnation)
           : std::string(),
-      options.kernel_runs.any() ? ", " + options.kernel_runs.describe() : std::string(),
+      r.options.kernel_runs.any() ? ", " + r.options.kernel_runs.describe() : std::string(),
       MockLlm::name_for(options.mutator),
       (options.rule_penalty >= 0 ? fmt::format(", rule penalty {:g}", options.rule_penalty)
                                  : std::string()) +

@@ -22,13 +22,17 @@ struct SplitStudyOptions {
   /// "random-mnk"); its split seed is set per split. With test_shapes set, the one fixed
   /// train/test pair it names is the only split (the runs differ by seed alone).
   ProblemSpec problem;
-  long long budget = 1000;  ///< programs per run
-  long long stagnation = 0; ///< stop a run after this many programs without a new best (0 = off)
+  long long budget = 1000; ///< programs per run
+  /// Stop a run after this many programs without a new best (0 = off; negative: the backend's
+  /// default, EvolutionOptions::stagnation).
+  long long stagnation = -1;
   double rule_penalty = -1; ///< per-rule selection charge (-1 = the backend's default)
   int folds = 0;            ///< model selection's folds (EvolutionOptions::folds; 0 = off)
   bool place_thresholds = true; ///< EvolutionOptions::place_thresholds
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
-  KernelRunBudget kernel_runs;  ///< cap on each run's kernel runs (none by default)
+  /// Cap on each run's kernel runs (not given: the backend's default,
+  /// EvolutionOptions::kernel_runs).
+  KernelRunBudget kernel_runs = KernelRunBudget::from_backend();
   int splits = 10;              ///< random splits, split seeds 0 .. splits-1
   int seeds = 5;                ///< evolution seeds 0 .. seeds-1 on every split
   int threads = 0;              ///< OpenMP threads for the runs (0 = default)

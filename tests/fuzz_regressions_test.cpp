@@ -54,7 +54,6 @@ std::string resume_with_state(const std::string& state_text) {
   EvolutionOptions options;
   options.budget = 0;
   options.checkpoint_every = 8;
-  options.rule_penalty = 0; // what Evolution resolves it to on the analytic model
   test::ScratchDir dir("tilevolve_fuzz_regression");
   const std::string fp = run_fingerprint(Evolution::run_config(*problem, mutator, options));
   dir.write("checkpoint.json", checkpoint_text(nlohmann::json::parse(state_text), fp));

@@ -55,8 +55,10 @@ TEST_CASE("kernel_run_budget: counts and shares are read, shown and capped") {
   CHECK(KernelRunBudget::parse("100%").cap(500) == 500);
   CHECK_FALSE(KernelRunBudget{}.any());
   CHECK(KernelRunBudget{}.cap(3240) == 0);
-  for (const char* bad :
-       {"", "0", "-5", "12x", "1e3", "0%", "101%", "%", "abc%", "30 %", "99999999999999999999"}) {
+  CHECK_FALSE(KernelRunBudget::parse("none").any()); // the one spelling of no cap
+  CHECK_FALSE(KernelRunBudget::parse("none").backend_default);
+  for (const char* bad : {"", "none%", "None", "0", "-5", "12x", "1e3", "0%", "101%", "%", "abc%",
+                          "30 %", "99999999999999999999"}) {
     INFO(bad);
     CHECK_THROWS_AS(KernelRunBudget::parse(bad), InputError);
   }
@@ -81,6 +83,46 @@ TEST_CASE("kernel_run_budget: options carry it only when set, and refuse bad val
     INFO(j[field.first].dump());
     CHECK_THROWS_AS(EvolutionOptions::from_json(j), InputError);
   }
+}
+
+TEST_CASE("kernel_run_budget: not given, the backend decides: no stop on the analytic model, "
+          "200 programs without a new best or 27% on recorded timings") {
+  const Problem& analytic = test::lecture_problem("h100");
+  ProblemSpec spec;
+  spec.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
+  spec.gpu_is_default = true;
+  const auto replay = load_problem(spec);
+  const EvolutionOptions given = [] {
+    EvolutionOptions o;
+    o.stagnation = 50;
+    o.kernel_runs.runs = 900; // set on the "not given" value: given
+    return o;
+  }();
+  const EvolutionOptions a = with_backend_defaults(EvolutionOptions{}, analytic);
+  CHECK(a.stagnation == 0);
+  CHECK(a.kernel_runs == KernelRunBudget{});
+  const EvolutionOptions r = with_backend_defaults(EvolutionOptions{}, *replay);
+  CHECK(r.stagnation == kCostlyStagnation);
+  CHECK(r.kernel_runs.text() == "27%");
+  CHECK(r.rule_penalty == kNoisyRulePenalty);
+  for (const Problem* p : {&analytic, static_cast<const Problem*>(replay.get())}) {
+    const EvolutionOptions g = with_backend_defaults(given, *p);
+    CHECK(g.stagnation == 50);
+    CHECK(g.kernel_runs.text() == "900");
+    CHECK(with_backend_defaults(g, *p).to_json() == g.to_json()); // resolving twice: the same
+  }
+  // A run on recorded timings writes what it resolved to its config.json, so a resumed run
+  // stops where the first one would have, and ends at most one program over the 27%.
+  MockLlm m(replay->gpu, mock_options_for(*replay, {}));
+  test::ScratchDir dir("tv_kernel_defaults");
+  const EvolutionResult run = Evolution(*replay, m, EvolutionOptions{}, dir.at("run")).run();
+  CHECK((run.stop_reason == "kernel-run budget" || run.stop_reason == "stagnation"));
+  CHECK(run.programs < 1000);
+  CHECK(run.counters.kernel_runs <=
+        run.exhaustive_train_runs * 27 / 100 + (long long)replay->train_rows.size());
+  const nlohmann::json config = read_run_config(dir.at("run"));
+  CHECK(config["options"]["stagnation"] == kCostlyStagnation);
+  CHECK(EvolutionOptions::from_json(config["options"]).kernel_runs.text() == "27%");
 }
 
 TEST_CASE("kernel_run_budget: a capped run is the uncapped run cut short at the cap") {

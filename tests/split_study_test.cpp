@@ -179,7 +179,24 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
   o.budget = 400;
   o.splits = 2;
   o.seeds = 2;
+  // On recorded timings a run stops by default after 200 programs without a new best or at
+  // 27% of exhaustive tuning; without either stop every run goes to the budget.
+  const SplitStudyResult defaults = run_split_study(o);
+  CHECK(defaults.options.stagnation == 200);
+  CHECK(defaults.options.kernel_runs.text() == "27%");
+  CHECK(defaults.report.intro.find("stops after 200 programs without a new best, at most 27% of "
+                                   "the kernel runs of exhaustive tuning") != std::string::npos);
+  o.stagnation = 0;
+  o.kernel_runs = KernelRunBudget{};
   const SplitStudyResult full = run_split_study(o);
+  CHECK(full.report.intro.find("without a new best") == std::string::npos);
+  for (std::size_t i = 0; i < full.rows.size(); ++i)
+    for (std::size_t s = 0; s < full.rows[i].evolved.runs.size(); ++s) {
+      const EvolutionResult& d = defaults.rows[i].evolved.runs[s];
+      CHECK(d.stop_reason != "budget");
+      CHECK(d.programs < 400);
+      CHECK(d.counters.kernel_runs <= full.rows[i].evolved.runs[s].counters.kernel_runs);
+    }
   o.stagnation = 30;
   const SplitStudyResult stopped = run_split_study(o);
   for (std::size_t i = 0; i < full.rows.size(); ++i)

@@ -9,7 +9,7 @@
 //   3 `--split-features MNK`        parse_split_features (evolve/mock_llm.hpp)
 //   4 an HTTP Retry-After header    parse_retry_after (evolve/mutators/retry_policy.hpp)
 //   5 one `Config(BM=.., ..)`       parse_config (ir/text.hpp)
-//   6 `--max-kernel-runs N|P%`      KernelRunBudget::parse (evolve/kernel_run_budget.hpp)
+//   6 `--max-kernel-runs N|P%|none`      KernelRunBudget::parse (evolve/kernel_run_budget.hpp)
 //   7 the model table (models.json) parse_model_table, preset_shapes (model_presets.hpp)
 // Seeds in tests/fuzz/corpus/cli_values/. Built by -DTILEVOLVE_FUZZ=ON.
 #include "eval/decision_tree.hpp"
@@ -84,6 +84,10 @@ void config(std::string_view text) {
 
 void kernel_run_budget(std::string_view text) {
   const tv::KernelRunBudget b = tv::KernelRunBudget::parse(text);
+  if (text == "none") { // the one spelling of no cap
+    check(!b.any() && !b.backend_default);
+    return;
+  }
   check(b.any() && b.runs >= 0 && b.share >= 0 && b.share <= 1);
   // text() prints a share with 10 significant digits: the same cap within that.
   const tv::KernelRunBudget again = tv::KernelRunBudget::parse(b.text());
