@@ -37,6 +37,9 @@ struct MockLlmOptions {
   /// Weight of the waves operator (a rule for shapes whose grid is under a wave, smaller tile).
   double waves_weight = 0.25;
   int refit_min_leaves = 1, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)
+  /// With many training shapes, up to one leaf per this many of them when that is more than
+  /// refit_max_leaves (0 = never more than refit_max_leaves).
+  int refit_shapes_per_leaf = 80;
   double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
   /// Chance each feature takes part in a refit: 1, every refit may split on all of them (at 0.6,
   /// the default until a later stop, refits without the grid features split on M and generalized

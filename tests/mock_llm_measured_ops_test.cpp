@@ -146,6 +146,45 @@ TEST_CASE("mock_llm: refit, waves and adopt apply cleanly and use what was measu
   CHECK(refit_beats_parent * 2 > ops["refit"]);
 }
 
+TEST_CASE("mock_llm: refits on many training shapes may have more leaves, one per 80 shapes") {
+  const Problem& p = lecture_problem("h100");
+  const Gpu& g = gpu("h100");
+  // 44 x 46 = 2,024 training shapes: the lecture's feedback again with M scaled, so the shapes
+  // are distinct and a tree has something to split.
+  const std::vector<ShapeFeedback> base = feedback_for(p.expert, 8);
+  std::vector<ShapeFeedback> fb;
+  for (int copy = 0; copy < 46; ++copy)
+    for (ShapeFeedback f : base) {
+      f.shape.M = f.shape.M * (copy + 1) + copy;
+      fb.push_back(f);
+    }
+  const auto most_rules = [&](int shapes_per_leaf) {
+    MockLlmOptions o;
+    o.refit_weight = 1; // refits only (the other operators' weights stay small beside it)
+    o.refit_shapes_per_leaf = shapes_per_leaf;
+    MockLlm llm(g, o);
+    std::size_t most = 0;
+    int refits = 0;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      MutationRequest r;
+      r.parent_text = print_program(p.expert);
+      r.seed = seed;
+      r.feedback = fb;
+      const MockProposal prop = llm.propose_detailed(r);
+      if (prop.reply.op != "refit" || !prop.child) continue;
+      ++refits;
+      most = std::max(most, prop.child->rules.size());
+    }
+    CHECK(refits > 50);
+    return most;
+  };
+  const std::size_t scaled = most_rules(80); // the default: up to 2,024 / 80 = 25 leaves
+  CHECK(scaled > 9);
+  CHECK(scaled <= 24);
+  CHECK(most_rules(0) <= 9); // off: 10 leaves at most, whatever the training set
+  CHECK(MockLlmOptions{}.refit_shapes_per_leaf == 80);
+}
+
 TEST_CASE("mock_llm: without measured configs refit and adopt never apply") {
   const Problem& p = lecture_problem("h100");
   MockLlmOptions o;

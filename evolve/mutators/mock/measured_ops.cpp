@@ -1,4 +1,5 @@
 // Operators that read the run's measurements: refit, waves, adopt.
+#include "eval/problem.hpp"
 #include "evolve/mutators/mock/configs.hpp"
 #include "evolve/mutators/mock/operators.hpp"
 #include "evolve/mutators/mock/values.hpp"
@@ -20,7 +21,14 @@ namespace {
 RefitChoice draw_refit_choice(Ctx& x) {
   RefitChoice choice;
   const MockLlmOptions& o = x.options;
-  choice.max_leaves = int(x.rng.uniform_int(o.refit_min_leaves, o.refit_max_leaves));
+  // Large training sets support larger trees: up to one leaf per refit_shapes_per_leaf shapes,
+  // never more leaves than a baseline tree may have.
+  int most = o.refit_max_leaves;
+  if (o.refit_shapes_per_leaf > 0)
+    most = std::max(most, int(std::min<std::size_t>(x.request.feedback.size() /
+                                                        std::size_t(o.refit_shapes_per_leaf),
+                                                    std::size_t(kMaxTreeLeaves))));
+  choice.max_leaves = int(x.rng.uniform_int(o.refit_min_leaves, most));
   choice.min_leaf_shapes = int(x.rng.uniform_int(1, 3));
   if (x.rng.chance(o.refit_round)) choice.units = x.gpu.units;
   choice.penalty =
