@@ -54,6 +54,16 @@ std::vector<ShapeFeedback> feedback_for(const Program& parent, std::size_t keep)
   return out;
 }
 
+/// A request for a child of `parent` with proposal seed `seed` and the feedback `fb`.
+MutationRequest request_for(const Program& parent, std::uint64_t seed,
+                            const std::vector<ShapeFeedback>& fb) {
+  MutationRequest r;
+  r.parent_text = print_program(parent);
+  r.seed = seed;
+  r.feedback = fb;
+  return r;
+}
+
 /// The child a reply gives when applied to the parent's text (nullopt when it does not apply).
 std::optional<Program> applied(const std::string& parent_text, const std::string& reply) {
   const auto blocks = parse_diff(reply);
@@ -88,10 +98,7 @@ TEST_CASE("mock_llm: refit, waves and adopt apply cleanly and use what was measu
   std::map<std::string, int> ops;
   int refit_beats_parent = 0;
   for (std::uint64_t seed = 0; seed < 600; ++seed) {
-    MutationRequest r;
-    r.parent_text = print_program(p.expert);
-    r.seed = seed;
-    r.feedback = fb;
+    const MutationRequest r = request_for(p.expert, seed, fb);
     const MockProposal prop = llm.propose_detailed(r);
     REQUIRE(prop.reply.ok);
     REQUIRE(prop.child);
@@ -166,10 +173,7 @@ TEST_CASE("mock_llm: refits on many training shapes may have more leaves, one pe
     std::size_t most = 0;
     int refits = 0;
     for (std::uint64_t seed = 0; seed < 300; ++seed) {
-      MutationRequest r;
-      r.parent_text = print_program(p.expert);
-      r.seed = seed;
-      r.feedback = fb;
+      const MutationRequest r = request_for(p.expert, seed, fb);
       const MockProposal prop = llm.propose_detailed(r);
       if (prop.reply.op != "refit" || !prop.child) continue;
       ++refits;
@@ -192,10 +196,7 @@ TEST_CASE("mock_llm: without measured configs refit and adopt never apply") {
   MockLlm llm(gpu("h100"), o);
   std::vector<ShapeFeedback> fb = feedback_for(p.expert, 0);
   for (std::uint64_t seed = 0; seed < 300; ++seed) {
-    MutationRequest r;
-    r.parent_text = print_program(p.expert);
-    r.seed = seed;
-    r.feedback = fb;
+    const MutationRequest r = request_for(p.expert, seed, fb);
     const MutationReply reply = llm.propose(r);
     CHECK(reply.op != "refit");
     CHECK(reply.op != "adopt");
