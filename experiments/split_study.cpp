@@ -79,7 +79,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   if (!fixed) first.seed = 0; // split seeds 0 to splits - 1
   problems[0] = load_study_problem(first);
   {
-    // The stops every run takes (the backend's defaults where not given), for the report.
+    // The stops every run takes (the backend's defaults where not given), resolved once: the
+    // runs and the report read them from r.options.
     EvolutionOptions o;
     o.stagnation = options.stagnation;
     o.kernel_runs = options.kernel_runs;
@@ -114,12 +115,12 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.problem = p.problem.get();
       spec.options.seed = std::uint64_t(s);
       spec.options.budget = options.budget;
-      spec.options.stagnation = options.stagnation;
+      spec.options.stagnation = r.options.stagnation; // resolved above
       spec.options.rule_penalty = options.rule_penalty;
       spec.options.folds = options.folds;
       spec.options.place_thresholds = options.place_thresholds;
       spec.options.refit_validation = options.refit_validation;
-      spec.options.kernel_runs = options.kernel_runs;
+      spec.options.kernel_runs = r.options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
     }

@@ -9,7 +9,7 @@
 //   3 `--split-features MNK`        parse_split_features (evolve/mock_llm.hpp)
 //   4 an HTTP Retry-After header    parse_retry_after (evolve/mutators/retry_policy.hpp)
 //   5 one `Config(BM=.., ..)`       parse_config (ir/text.hpp)
-//   6 `--max-kernel-runs N|P%|none`      KernelRunBudget::parse (evolve/kernel_run_budget.hpp)
+//   6 `--max-kernel-runs N|P%|none` KernelRunBudget::parse (evolve/kernel_run_budget.hpp)
 //   7 the model table (models.json) parse_model_table, preset_shapes (model_presets.hpp)
 // Seeds in tests/fuzz/corpus/cli_values/. Built by -DTILEVOLVE_FUZZ=ON.
 #include "eval/decision_tree.hpp"
