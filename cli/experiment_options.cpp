@@ -53,7 +53,8 @@ void add_folds_option(CLI::App& cmd, int& folds) {
       ->capture_default_str();
 }
 
-void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation) {
+void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
+                        bool& wave_guards) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
@@ -67,6 +68,11 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "measurements does better on held-out folds of the training shapes (by default such a "
       "tree is the result when that held-out figure beats the searched program's training "
       "figure; no kernel runs either way)");
+  off("--no-wave-guards", wave_guards,
+      "return the result's rules without wave guards (by default each rule whose training "
+      "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "
+      "unseen shape whose grid would spill into one more wave goes on to the later rules; no "
+      "training shape changes its config)");
 }
 
 void check_report_dir(const std::string& out) {

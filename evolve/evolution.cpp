@@ -6,13 +6,13 @@
 // run state they share (Evolution::State) is evolution_detail.hpp.
 #include "evolve/evolution.hpp"
 
+#include "eval/decision_tree.hpp"
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
 #include "evolve/mutators/reply_parser.hpp"
 #include "evolve/refit.hpp"
 #include "evolve/refit_validation.hpp"
-#include "eval/decision_tree.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
 #include "evolve/viewer_data.hpp"
@@ -21,8 +21,9 @@
 #include "ir/hash.hpp"
 #include "ir/line_diff.hpp"
 #include "ir/simplify.hpp"
-#include "ir/threshold_placement.hpp"
 #include "ir/text.hpp"
+#include "ir/threshold_placement.hpp"
+#include "ir/wave_guards.hpp"
 #include "models/json_text.hpp"
 
 #include <chrono>
@@ -570,6 +571,13 @@ void place_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
   r.placement = std::move(placed.changes);
 }
 
+/// Keeps each of the result's rules to the waves its training shapes fill, noting each guard.
+void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units) {
+  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units);
+  r.best.program = std::move(guarded.program);
+  r.wave_guards = std::move(guarded.changes);
+}
+
 } // namespace
 
 void Evolution::validate_refit_result(EvolutionResult& r) const {
@@ -612,6 +620,7 @@ EvolutionResult Evolution::finish() {
     r.selection = *s.selection;
     if (s.selection->tree_leaves > 0) {
       adopt_tree(r, measured_tree(s.selection->tree_leaves), s.selection->tree_leaves);
+      if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
     } else {
       if (const auto chosen = s.front.choose(s.selection->penalty);
           chosen && chosen->candidate.id != s.best.id) {
@@ -620,12 +629,18 @@ EvolutionResult Evolution::finish() {
         r.best_diff = chosen->diff;
         r.best_op = chosen->op;
       }
-      // As cross-validation scored it: thresholds between the training values they separate.
+      // As cross-validation scored it: thresholds between the training values they separate,
+      // then wave guards.
       place_result(r, s.train_shapes, problem_->gpu.units);
+      if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
     if (options_.refit_validation) validate_refit_result(r);
     if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);
+    // Guards after placement: guarded first, placement would move the rules' thresholds around
+    // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes
+    // fared worse (README, "Wave guards").
+    if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
   }
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);

@@ -93,6 +93,11 @@ struct EvolutionOptions {
   /// training shape, and unseen shapes in a gap go by its middle rather than by whichever edge
   /// the search left the cut on. Off: the searched program is returned as it is.
   bool place_thresholds = true;
+  /// Each rule of the result is kept to the waves of its own tile that its training shapes fill
+  /// (ir/wave_guards.hpp): the same decision on every training shape, and an unseen shape whose
+  /// grid would spill into one more wave falls through to the later rules. Off: no comparison is
+  /// added.
+  bool wave_guards = true;
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
@@ -159,6 +164,8 @@ struct EvolutionResult {
   Candidate best_searched;
   /// The thresholds moved between training values, one line each.
   std::vector<std::string> placement;
+  /// The wave guards added to the result's rules, one line each.
+  std::vector<std::string> wave_guards;
   /// The decision-tree baseline fitted on the pairs this run timed, no others (the tree a
   /// user with the same kernel runs would get), with the problem's leaf limit.
   Program cost_matched_tree;

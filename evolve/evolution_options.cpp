@@ -29,6 +29,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"confirm_samples", confirm_samples},
                    {"folds", folds},
                    {"place_thresholds", place_thresholds},
+                   {"wave_guards", wave_guards},
                    {"refit_validation", refit_validation},
                    {"database",
                     {{"islands", database.islands},
@@ -100,6 +101,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Runs written before threshold placement returned the searched program (with folds, placed).
   o.place_thresholds =
       j.contains("place_thresholds") ? get_field<bool>(j, "place_thresholds", w) : false;
+  // Runs written before wave guards returned their rules unguarded.
+  o.wave_guards = j.contains("wave_guards") ? get_field<bool>(j, "wave_guards", w) : false;
   o.refit_validation =
       j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
   if (c.contains("analytic_probes"))

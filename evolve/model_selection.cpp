@@ -8,6 +8,7 @@
 #include "ir/hash.hpp"
 #include "ir/rng.hpp"
 #include "ir/threshold_placement.hpp"
+#include "ir/wave_guards.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -123,8 +124,11 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
       if (!e) throw std::logic_error("cross-validation: a fold run has an empty front");
       auto it = log_speedup_of.find(e->candidate.id);
       if (it == log_speedup_of.end()) {
-        const Program placed =
+        // As the run would return it: thresholds placed, then wave guards.
+        Program placed =
             place_thresholds(e->candidate.program, fit_shapes, problem.gpu.units).program;
+        if (options.wave_guards)
+          placed = guard_waves(placed, fit_shapes, problem.gpu.units).program;
         it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
       }
       out.held_out[i] += w * it->second;

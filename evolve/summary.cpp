@@ -36,7 +36,8 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"simplified_rules", r.best_simplified.rules.size()},
                {"op", r.best_op},
                {"diff", r.best_diff},
-               {"placed_thresholds", r.placement}};
+               {"placed_thresholds", r.placement},
+               {"wave_guards", r.wave_guards}};
   if (r.refit.folds > 0)
     j["refit_validation"] = {{"folds", r.refit.folds},
                              {"leaves", r.refit.leaves},
@@ -145,6 +146,14 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += "Its thresholds were moved between the training values they separate (every training "
            "shape keeps its config; --searched-thresholds keeps them as searched):\n";
     for (const std::string& line : r.placement)
+      out += "  " + line + "\n";
+    out += "\n";
+  }
+  if (!r.wave_guards.empty()) {
+    out += "Its rules were kept to the waves of their own tile that their training shapes fill "
+           "(an unseen shape whose grid would spill into one more wave goes on to the later "
+           "rules; every training shape keeps its config; --no-wave-guards leaves them out):\n";
+    for (const std::string& line : r.wave_guards)
       out += "  " + line + "\n";
     out += "\n";
   }

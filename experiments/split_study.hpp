@@ -30,6 +30,7 @@ struct SplitStudyOptions {
   int folds = 0;            ///< model selection's folds (EvolutionOptions::folds; 0 = off)
   bool place_thresholds = true; ///< EvolutionOptions::place_thresholds
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
+  bool wave_guards = true;      ///< EvolutionOptions::wave_guards
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).
   KernelRunBudget kernel_runs = KernelRunBudget::from_backend();

@@ -309,6 +309,31 @@ TEST_CASE("cli: evolve places thresholds between training values, --searched-thr
         std::string::npos);
 }
 
+TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards does not") {
+  // The README's first command (mi300x, lecture, split 0): its result has guarded rules.
+  const Run guarded = run("evolve --budget 300 --json");
+  const Run plain = run("evolve --budget 300 --no-wave-guards --json");
+  REQUIRE(guarded.status == 0);
+  REQUIRE(plain.status == 0);
+  const auto a = nlohmann::json::parse(guarded.out);
+  const auto b = nlohmann::json::parse(plain.out);
+  REQUIRE_FALSE(a["best"]["wave_guards"].empty());
+  CHECK(b["best"]["wave_guards"].empty());
+  CHECK(a["best"]["wave_guards"][0].get<std::string>().find("units)") != std::string::npos);
+  CHECK(a["best"]["program"] != b["best"]["program"]);
+  // Every training shape keeps its config, so the training figures agree.
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
+        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
+  const Run text = run("evolve --budget 300");
+  REQUIRE(text.status == 0);
+  CHECK(text.out.find("Its rules were kept to the waves of their own tile") != std::string::npos);
+  const Run help = run("evolve --help");
+  CHECK(help.out.find("--no-wave-guards") != std::string::npos);
+  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-wave-guards --json");
+  REQUIRE(splits.status == 0);
+  CHECK(nlohmann::json::parse(splits.out)["wave_guards"] == false);
+}
+
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {
   const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "

@@ -5,6 +5,7 @@
 #include "ir/error.hpp"
 #include "ir/text.hpp"
 #include "ir/threshold_placement.hpp"
+#include "ir/wave_guards.hpp"
 #include "support/fixtures.hpp"
 #include "support/mock_delegate.hpp"
 #include "support/temp_dir.hpp"
@@ -350,6 +351,7 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
     o.budget = 1000;
     o.place_thresholds = place;
     o.refit_validation = false;
+    o.wave_guards = false;
     Evolution evo(p, m, o);
     return evo.run();
   };
@@ -380,6 +382,41 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   CHECK(EvolutionOptions::from_json(EvolutionOptions{}.to_json()).refit_validation);
   j.erase("refit_validation");
   CHECK_FALSE(EvolutionOptions::from_json(j).refit_validation);
+}
+
+TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept") {
+  const Problem& p = tv::test::lecture_problem("mi300x");
+  std::vector<Shape> train;
+  for (std::size_t r : p.train_rows)
+    train.push_back(p.shape(r));
+  auto run = [&](bool guards) {
+    MockLlm m(p.gpu);
+    EvolutionOptions o;
+    o.budget = 1000;
+    o.wave_guards = guards;
+    Evolution evo(p, m, o);
+    return evo.run();
+  };
+  const EvolutionResult guarded = run(true);
+  const EvolutionResult plain = run(false);
+  // The same search and placement either way; the guards are added last, after placement.
+  CHECK(guarded.best_searched.program == plain.best_searched.program);
+  CHECK(guarded.placement == plain.placement);
+  CHECK(plain.wave_guards.empty());
+  REQUIRE_FALSE(guarded.wave_guards.empty());
+  CHECK(guard_waves(plain.best.program, train, p.gpu.units).program == guarded.best.program);
+  for (const Shape& s : train)
+    CHECK(guarded.best.program.choose(s) == plain.best.program.choose(s));
+  CHECK(guarded.best_train.speedup_vs_expert ==
+        doctest::Approx(plain.best_train.speedup_vs_expert));
+  // The option travels with the run's configuration; older runs (no key) read back unguarded.
+  EvolutionOptions o;
+  o.wave_guards = false;
+  CHECK_FALSE(EvolutionOptions::from_json(o.to_json()).wave_guards);
+  auto j = EvolutionOptions{}.to_json();
+  CHECK(EvolutionOptions::from_json(j).wave_guards);
+  j.erase("wave_guards");
+  CHECK_FALSE(EvolutionOptions::from_json(j).wave_guards);
 }
 
 } // namespace evolution_test

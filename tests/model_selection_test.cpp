@@ -7,6 +7,7 @@
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "ir/threshold_placement.hpp"
+#include "ir/wave_guards.hpp"
 #include "support/fixtures.hpp"
 #include "support/temp_dir.hpp"
 
@@ -100,7 +101,10 @@ TEST_CASE("a run with model selection returns what cross-validation preferred") 
       for (const Shape& s : train)
         CHECK(r.best.program.choose(s) == chosen->candidate.program.choose(s));
       CHECK(r.best_train.speedup_vs_expert == doctest::Approx(chosen->speedup).epsilon(1e-12));
-      CHECK(place_thresholds(r.best.program, train, p.gpu.units).program == r.best.program);
+      // Placed, then kept to its waves, as the folds scored it.
+      const Program placed =
+          place_thresholds(chosen->candidate.program, train, p.gpu.units).program;
+      CHECK(guard_waves(placed, train, p.gpu.units).program == r.best.program);
       CHECK(r.selected_from == "front");
     }
     CHECK(equivalent(r.best.program, r.best_simplified));
@@ -112,17 +116,20 @@ TEST_CASE("a run with model selection returns what cross-validation preferred") 
   }
 }
 
-TEST_CASE("without folds, placement or refit validation the run returns the best training score") {
+TEST_CASE("without folds, placement, wave guards or refit validation the run returns the best "
+          "training score") {
   const Problem& p = test::lecture_problem("h100");
   MockLlm m(p.gpu);
   EvolutionOptions o = options(2, 0);
   o.place_thresholds = false;
   o.refit_validation = false;
+  o.wave_guards = false;
   const EvolutionResult r = Evolution(p, m, o).run();
   CHECK(r.selection.folds == 0);
   CHECK(r.best.id == r.best_searched.id);
   CHECK(r.best.program == r.best_searched.program);
   CHECK(r.placement.empty());
+  CHECK(r.wave_guards.empty());
   CHECK(r.per_operator.count("selection") == 0);
 }
 

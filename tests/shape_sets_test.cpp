@@ -1,6 +1,7 @@
 // The shape sets in data/shapes/ that scripts write: random5000.csv is exactly what
-// scripts/random_shapes.py writes with the arguments its header names, and six_models.csv what
-// scripts/preset_shapes.py writes from the model presets (through the real binary).
+// scripts/random_shapes.py writes with the arguments its header names, and six_models.csv and
+// seven_models_tp.csv what scripts/preset_shapes.py writes from the model presets (through the
+// real binary).
 #include "models/data_dir.hpp"
 #include "models/shape_file.hpp"
 #include "support/shell.hpp"
@@ -73,6 +74,38 @@ TEST_CASE("shape sets: six_models.csv is the presets' GEMMs, none of them a lect
                                    " no-such-model 2>&1");
   CHECK(bad.status != 0);
   CHECK(bad.out.find("no-such-model") != std::string::npos);
+}
+
+TEST_CASE("shape sets: seven_models_tp.csv is the presets' sharded GEMMs, each size once") {
+  const std::string path = data_path("shapes/seven_models_tp.csv");
+  const auto made = test::run_shell(
+      "python3 " TILEVOLVE_SOURCE_DIR "/scripts/preset_shapes.py --tilevolve " TILEVOLVE_BINARY
+      " --exclude " TILEVOLVE_SOURCE_DIR
+      "/data/shapes/lecture.csv --tp 2,4,8 llama3-405b qwen2.5-7b qwen2.5-72b mixtral-8x7b "
+      "deepseek-v3 gemma2-27b llama3-70b");
+  REQUIRE(made.status == 0);
+  CHECK(made.out == test::read_text(path));
+  // Qwen2.5-7B's 28 heads do not shard 8 ways: left out and said so.
+  CHECK(made.out.find("# Left out (heads not divisible by the degree): qwen2.5-7b at tp 8.") !=
+        std::string::npos);
+  const std::vector<Shape> shapes = load_shape_file(path);
+  CHECK(shapes.size() == 878);
+  std::set<std::tuple<long long, long long, long long>> lecture, sizes;
+  for (const Shape& s : load_shape_file(data_path("shapes/lecture.csv")))
+    lecture.insert({s.M, s.N, s.K});
+  int shared = 0;
+  for (const Shape& s : shapes) {
+    shared += lecture.count({s.M, s.N, s.K}) > 0;
+    sizes.insert({s.M, s.N, s.K});
+    CHECK(s.name.find("-tp") != std::string::npos);
+  }
+  CHECK(shared == 0);
+  CHECK(sizes.size() == shapes.size());
+  // A degree that is not a number is refused.
+  CHECK(test::run_shell("python3 " TILEVOLVE_SOURCE_DIR
+                        "/scripts/preset_shapes.py --tilevolve " TILEVOLVE_BINARY
+                        " --tp 2,x llama3-8b 2>/dev/null")
+            .status != 0);
 }
 
 } // namespace shape_sets_test

@@ -1,0 +1,96 @@
+#include "ir/wave_guards.hpp"
+
+#include "ir/condition.hpp"
+#include "ir/plural.hpp"
+#include "ir/text.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <fmt/format.h>
+
+namespace tv {
+
+namespace {
+
+/// The distinct derived features `p` compares.
+std::vector<Comparison> derived_features(const Program& p) {
+  std::vector<Comparison> out;
+  for (const Rule& r : p.rules)
+    for (const Comparison& c : r.condition.terms)
+      if (is_derived(c.feature) && std::none_of(out.begin(), out.end(), [&](const Comparison& d) {
+            return d.same_feature(c);
+          }))
+        out.push_back(c);
+  return out;
+}
+
+/// True when a comparison of `terms` already keeps the feature of `g` at or below g.value.
+bool already_bounded(const std::vector<Comparison>& terms, const Comparison& g) {
+  for (const Comparison& c : terms) {
+    if (!c.same_feature(g)) continue;
+    if ((c.op == CmpOp::le || c.op == CmpOp::eq) && c.value <= g.value) return true;
+    if (c.op == CmpOp::lt && c.value <= g.value + 1) return true;
+  }
+  return false;
+}
+
+/// One rule's guard: its tile count bounded at the whole waves its shapes fill.
+struct Guard {
+  std::size_t rule = 0;
+  Comparison term;
+  std::int64_t waves = 0;
+  double fill = 0; ///< the training shapes' largest tile count over term.value
+};
+
+} // namespace
+
+GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units) {
+  GuardedWaves out{p, {}};
+  if (units <= 0) return out;
+  std::vector<int> decider(shapes.size());
+  for (std::size_t s = 0; s < shapes.size(); ++s)
+    decider[s] = p.deciding_rule(shapes[s]);
+  std::vector<Guard> guards;
+  for (std::size_t i = 0; i < p.rules.size(); ++i) {
+    const Config& c = p.rules[i].config;
+    if (c.vendor || c.BM < 1 || c.BN < 1) continue;
+    Comparison g{Feature::tiles, CmpOp::le, 0, c.BM, c.BN};
+    std::int64_t most = -1;
+    for (std::size_t s = 0; s < shapes.size(); ++s)
+      if (decider[s] == int(i)) most = std::max(most, g.value_of(shapes[s]));
+    if (most < 0) continue; // no shape reaches the rule: nothing to keep it to
+    const std::int64_t waves = std::max<std::int64_t>(1, (most + units - 1) / units);
+    if (waves > kDimMax / units) continue;
+    g.value = waves * units;
+    if (!already_bounded(p.rules[i].condition.terms, g))
+      guards.push_back({i, g, waves, double(most) / double(g.value)});
+  }
+  // A spilled wave costs most where the training shapes fit in one, and is nearest where they
+  // fill their last wave: those guards first (the program's derived features are limited).
+  std::stable_sort(guards.begin(), guards.end(), [](const Guard& a, const Guard& b) {
+    if ((a.waves > 1) != (b.waves > 1)) return a.waves == 1;
+    return a.fill > b.fill;
+  });
+  std::vector<Comparison> derived = derived_features(p);
+  std::vector<Guard> added;
+  for (const Guard& g : guards) {
+    const bool known = std::any_of(derived.begin(), derived.end(),
+                                   [&](const Comparison& d) { return d.same_feature(g.term); });
+    if (!known) {
+      if (int(derived.size()) >= kMaxDerivedFeatures) continue;
+      derived.push_back(g.term);
+    }
+    out.program.rules[g.rule].condition.terms.push_back(g.term);
+    added.push_back(g);
+  }
+  std::sort(added.begin(), added.end(),
+            [](const Guard& a, const Guard& b) { return a.rule < b.rule; });
+  for (const Guard& g : added)
+    out.changes.push_back(fmt::format("rule {}: and {} <= {} (its training shapes fill {} of "
+                                      "{} units)",
+                                      g.rule + 1, feature_text(g.term), g.term.value,
+                                      counted(g.waves, "wave", "waves"), units));
+  return out;
+}
+
+} // namespace tv

@@ -1,0 +1,29 @@
+#pragma once
+/// Wave guards: each rule of a program kept to the waves its training shapes fill. A rule whose
+/// training shapes launch at most w waves of its own tile (w x the GPU's units tiles of BM x BN)
+/// gets the comparison `cdiv(M, BM) * cdiv(N, BN) <= w * units`, so an unseen shape whose grid
+/// would spill into one more, mostly empty, wave of that tile falls through to the later rules
+/// (larger tiles, as a decision tree on tile counts would send it) instead of taking a config
+/// that no training shape showed to work at that size. Every training shape keeps its config.
+#include "ir/program.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// What guard_waves did.
+struct GuardedWaves {
+  Program program;
+  std::vector<std::string> changes; ///< one line per added comparison
+};
+
+/// Adds to each rule of `p` (vendor rules and rules no shape of `shapes` reaches aside) the
+/// comparison bounding its own tile count at the whole waves of `units` its shapes of `shapes`
+/// fill, where no comparison of the rule already bounds that count as tightly. Single-wave
+/// rules first, then the rest in rule order, while the program stays within
+/// kMaxDerivedFeatures distinct derived features. Every shape of `shapes` gets the same config
+/// from the result as from `p`. `units` <= 0: `p` unchanged.
+GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units);
+
+} // namespace tv
