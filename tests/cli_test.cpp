@@ -290,45 +290,44 @@ TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one 
   CHECK(s.out.find("1 rule; 1 after removing dead and redundant rules") != std::string::npos);
 }
 
-TEST_CASE("cli: evolve places thresholds between training values, --searched-thresholds does not") {
-  const Run placed = run("evolve --budget 300 --json");
-  const Run searched = run("evolve --budget 300 --searched-thresholds --json");
-  REQUIRE(placed.status == 0);
-  REQUIRE(searched.status == 0);
-  const auto a = nlohmann::json::parse(placed.out);
-  const auto b = nlohmann::json::parse(searched.out);
-  CHECK_FALSE(a["best"]["placed_thresholds"].empty());
-  CHECK(b["best"]["placed_thresholds"].empty());
+namespace {
+
+/// Runs the README's first command (mi300x, lecture, split 0) at 300 programs with a step after
+/// the search on and with `off_flag` turning it off: the step's list `key` under "best" in
+/// --json is filled with it and empty without, the programs differ, the training figures agree
+/// (no training shape changes its config), and the text summary has `text`. Returns the JSON of
+/// the run with the step.
+nlohmann::json check_result_step(const std::string& off_flag, const std::string& key,
+                                 const std::string& text) {
+  const Run on = run("evolve --budget 300 --json");
+  const Run off = run("evolve --budget 300 " + off_flag + " --json");
+  REQUIRE(on.status == 0);
+  REQUIRE(off.status == 0);
+  const auto a = nlohmann::json::parse(on.out);
+  const auto b = nlohmann::json::parse(off.out);
+  REQUIRE_FALSE(a["best"][key].empty());
+  CHECK(b["best"][key].empty());
   CHECK(a["best"]["program"] != b["best"]["program"]);
-  // Every training shape keeps its config, so the training figures agree.
   CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
         doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
-  const Run text = run("evolve --budget 300");
-  REQUIRE(text.status == 0);
-  CHECK(text.out.find("Its thresholds were moved between the training values") !=
-        std::string::npos);
+  const Run summary = run("evolve --budget 300");
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find(text) != std::string::npos);
+  CHECK(run("evolve --help").out.find(off_flag) != std::string::npos);
+  return a;
+}
+
+} // namespace
+
+TEST_CASE("cli: evolve places thresholds between training values, --searched-thresholds does not") {
+  check_result_step("--searched-thresholds", "placed_thresholds",
+                    "Its thresholds were moved between the training values");
 }
 
 TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards does not") {
-  // The README's first command (mi300x, lecture, split 0): its result has guarded rules.
-  const Run guarded = run("evolve --budget 300 --json");
-  const Run plain = run("evolve --budget 300 --no-wave-guards --json");
-  REQUIRE(guarded.status == 0);
-  REQUIRE(plain.status == 0);
-  const auto a = nlohmann::json::parse(guarded.out);
-  const auto b = nlohmann::json::parse(plain.out);
-  REQUIRE_FALSE(a["best"]["wave_guards"].empty());
-  CHECK(b["best"]["wave_guards"].empty());
+  const auto a = check_result_step("--no-wave-guards", "wave_guards",
+                                   "Its rules were kept to the waves of their own tile");
   CHECK(a["best"]["wave_guards"][0].get<std::string>().find("units)") != std::string::npos);
-  CHECK(a["best"]["program"] != b["best"]["program"]);
-  // Every training shape keeps its config, so the training figures agree.
-  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
-        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
-  const Run text = run("evolve --budget 300");
-  REQUIRE(text.status == 0);
-  CHECK(text.out.find("Its rules were kept to the waves of their own tile") != std::string::npos);
-  const Run help = run("evolve --help");
-  CHECK(help.out.find("--no-wave-guards") != std::string::npos);
   const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-wave-guards --json");
   REQUIRE(splits.status == 0);
   CHECK(nlohmann::json::parse(splits.out)["wave_guards"] == false);

@@ -340,23 +340,30 @@ TEST_CASE("evolution: the feedback's best config is the one that ran in the best
   CHECK(m.improved > 0); // some parents are beaten on some shapes by earlier programs
 }
 
-TEST_CASE("evolution: the result's thresholds sit between training values, decisions kept") {
-  const Problem& p = tv::test::lecture_problem("mi300x");
+/// The training shapes of `p`.
+std::vector<Shape> train_shapes_of(const Problem& p) {
   std::vector<Shape> train;
   for (std::size_t r : p.train_rows)
     train.push_back(p.shape(r));
-  auto run = [&](bool place) {
-    MockLlm m(p.gpu);
-    EvolutionOptions o;
-    o.budget = 1000;
-    o.place_thresholds = place;
-    o.refit_validation = false;
-    o.wave_guards = false;
-    Evolution evo(p, m, o);
-    return evo.run();
-  };
-  const EvolutionResult placed = run(true);
-  const EvolutionResult searched = run(false);
+  return train;
+}
+
+/// A 1000-program run on `p` with threshold placement and wave guards as given.
+EvolutionResult run_returning(const Problem& p, bool place, bool guards, bool refit_validation) {
+  MockLlm m(p.gpu);
+  EvolutionOptions o;
+  o.budget = 1000;
+  o.place_thresholds = place;
+  o.wave_guards = guards;
+  o.refit_validation = refit_validation;
+  return Evolution(p, m, o).run();
+}
+
+TEST_CASE("evolution: the result's thresholds sit between training values, decisions kept") {
+  const Problem& p = tv::test::lecture_problem("mi300x");
+  const std::vector<Shape> train = train_shapes_of(p);
+  const EvolutionResult placed = run_returning(p, true, false, false);
+  const EvolutionResult searched = run_returning(p, false, false, false);
   // The same search either way; only the returned program differs, and only off the
   // training shapes.
   CHECK(placed.best_searched.program == searched.best.program);
@@ -386,19 +393,9 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
 
 TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept") {
   const Problem& p = tv::test::lecture_problem("mi300x");
-  std::vector<Shape> train;
-  for (std::size_t r : p.train_rows)
-    train.push_back(p.shape(r));
-  auto run = [&](bool guards) {
-    MockLlm m(p.gpu);
-    EvolutionOptions o;
-    o.budget = 1000;
-    o.wave_guards = guards;
-    Evolution evo(p, m, o);
-    return evo.run();
-  };
-  const EvolutionResult guarded = run(true);
-  const EvolutionResult plain = run(false);
+  const std::vector<Shape> train = train_shapes_of(p);
+  const EvolutionResult guarded = run_returning(p, true, true, true);
+  const EvolutionResult plain = run_returning(p, true, false, true);
   // The same search and placement either way; the guards are added last, after placement.
   CHECK(guarded.best_searched.program == plain.best_searched.program);
   CHECK(guarded.placement == plain.placement);

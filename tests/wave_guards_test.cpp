@@ -2,6 +2,7 @@
 
 #include "ir/rng.hpp"
 #include "ir/text.hpp"
+#include "support/fixtures.hpp"
 #include "support/random_program.hpp"
 
 #include <doctest/doctest.h>
@@ -13,16 +14,8 @@ using namespace tv;
 
 namespace {
 
-Shape at(std::int64_t m, std::int64_t n, std::int64_t k = 4096) {
-  Shape s;
-  s.M = m;
-  s.N = n;
-  s.K = k;
-  return s;
-}
-
-Program parse(const std::string& text) {
-  return parse_program_or_throw(text, "test");
+Shape at(std::int64_t m, std::int64_t n) {
+  return test::shape(m, n, 4096);
 }
 
 } // namespace
@@ -31,10 +24,10 @@ TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to tha
   // The shape of the mi355x transfer this was built for: M * N <= 2359296 with 64x128 tiles,
   // trained where that grid fills 256 units exactly, met by M = 512, N = 4608 (288 tiles).
   const Program p =
-      parse("def choose(M, N, K):\n"
+      parse_program_or_throw("def choose(M, N, K):\n"
             "    if M * N <= 2359296:\n"
             "        return Config(BM=64, BN=128, BK=128, warps=4, stages=3, group=1)\n"
-            "    return Config(BM=128, BN=128, BK=128, warps=8, stages=3, group=1)\n");
+            "    return Config(BM=128, BN=128, BK=128, warps=8, stages=3, group=1)\n", "test");
   const std::vector<Shape> train{at(512, 4096), at(256, 4096), at(1024, 8192)};
   const GuardedWaves g = guard_waves(p, train, 256);
   REQUIRE(g.program.rules.size() == 1);
@@ -53,17 +46,17 @@ TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to tha
   CHECK(p.choose(at(512, 4608)).BM == 64);
   CHECK(g.program.choose(at(512, 4608)).BM == 128);
   // The guarded program prints and parses back to itself.
-  CHECK(parse(print_program(g.program)) == g.program);
+  CHECK(parse_program_or_throw(print_program(g.program), "guarded") == g.program);
 }
 
 TEST_CASE("a multi-wave rule is kept to its whole waves, a rule already bounded is left alone") {
   const Program p =
-      parse("def choose(M, N, K):\n"
+      parse_program_or_throw("def choose(M, N, K):\n"
             "    if M <= 2048:\n"
             "        return Config(BM=64, BN=64, BK=64, warps=4, stages=3, group=8)\n"
             "    if cdiv(M, 128) * cdiv(N, 128) <= 100:\n"
             "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n"
-            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n");
+            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n", "test");
   // Rule 1's largest grid: 2048 / 64 x 4096 / 64 = 2048 tiles, 16 waves of 132 (2112).
   const std::vector<Shape> train{at(2048, 4096), at(64, 64), at(4096, 1024), at(8192, 8192)};
   const GuardedWaves g = guard_waves(p, train, 132);
@@ -77,12 +70,12 @@ TEST_CASE("a multi-wave rule is kept to its whole waves, a rule already bounded 
 }
 
 TEST_CASE("guard_waves leaves vendor rules, unreached rules and unit-less GPUs alone") {
-  const Program p = parse("def choose(M, N, K):\n"
+  const Program p = parse_program_or_throw("def choose(M, N, K):\n"
                           "    if M <= 16:\n"
                           "        return \"vendor\"\n"
                           "    if M <= 32:\n"
                           "        return Config(BM=32, BN=64, BK=64, warps=4, stages=3, group=8)\n"
-                          "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n");
+                          "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n", "test");
   const std::vector<Shape> train{at(8, 4096), at(1024, 4096)}; // nothing reaches rule 2
   CHECK(guard_waves(p, train, 132).program == p);
   CHECK(guard_waves(p, train, 132).changes.empty());
@@ -93,19 +86,19 @@ TEST_CASE("guard_waves stays within the program's derived features, fullest sing
   // Five derived features already: one more fits, and it goes to the rule whose training shapes
   // fill their wave the most (rule 2: 128 of 132 tiles), not to rule 1 (4 of 132).
   const Program p =
-      parse("def choose(M, N, K):\n"
+      parse_program_or_throw("def choose(M, N, K):\n"
             "    if M * N <= 65536 and cdiv(M, 16) * cdiv(N, 16) <= 1000:\n"
             "        return Config(BM=16, BN=32, BK=64, warps=4, stages=3, group=8)\n"
             "    if cdiv(M, 32) * cdiv(N, 32) <= 4000 and cdiv(M, 256) * cdiv(N, 256) <= 900:\n"
             "        return Config(BM=64, BN=128, BK=64, warps=4, stages=3, group=8)\n"
             "    if cdiv(M, 16) * cdiv(N, 64) <= 100000:\n"
             "        return Config(BM=128, BN=64, BK=64, warps=4, stages=3, group=8)\n"
-            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n");
+            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n", "test");
   const std::vector<Shape> train{at(16, 128), at(512, 2048), at(2048, 8192)};
   const GuardedWaves g = guard_waves(p, train, 132);
   REQUIRE(g.changes.size() == 1);
   CHECK(g.changes[0].rfind("rule 2: and cdiv(M, 64) * cdiv(N, 128) <= 132", 0) == 0);
-  CHECK(parse(print_program(g.program)) == g.program);
+  CHECK(parse_program_or_throw(print_program(g.program), "guarded") == g.program);
 }
 
 TEST_CASE("guard_waves never changes a training decision (random programs and shapes)") {
@@ -114,7 +107,7 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
     const Program p = test::random_program(rng, 6, 4096);
     std::vector<Shape> train;
     for (int i = 0; i < 20; ++i)
-      train.push_back(at(rng.uniform_int(1, 8192), rng.uniform_int(1, 8192), 1024));
+      train.push_back(test::shape(rng.uniform_int(1, 8192), rng.uniform_int(1, 8192), 1024));
     const int units = int(rng.uniform_int(1, 304));
     const GuardedWaves g = guard_waves(p, train, units);
     for (const Shape& s : train)
