@@ -53,7 +53,8 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
   std::vector<Guard> guards;
   for (std::size_t i = 0; i < p.rules.size(); ++i) {
     const Config& c = p.rules[i].config;
-    if (c.vendor || c.BM < 1 || c.BN < 1) continue;
+    // A tile the language cannot compare on (cdiv takes sizes up to kMaxTileSize) gets no guard.
+    if (c.vendor || c.BM < 1 || c.BN < 1 || c.BM > kMaxTileSize || c.BN > kMaxTileSize) continue;
     Comparison g{Feature::tiles, CmpOp::le, 0, c.BM, c.BN};
     std::int64_t most = -1;
     for (std::size_t s = 0; s < shapes.size(); ++s)

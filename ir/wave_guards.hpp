@@ -18,7 +18,8 @@ struct GuardedWaves {
   std::vector<std::string> changes; ///< one line per added comparison
 };
 
-/// Adds to each rule of `p` (vendor rules and rules no shape of `shapes` reaches aside) the
+/// Adds to each rule of `p` (vendor rules, tiles over kMaxTileSize and rules no shape of `shapes`
+/// reaches aside) the
 /// comparison bounding its own tile count at the whole waves of `units` its shapes of `shapes`
 /// fill, where no comparison of the rule already bounds that count as tightly. Single-wave
 /// rules first, then the rest in rule order, while the program stays within

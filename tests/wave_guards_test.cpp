@@ -80,6 +80,15 @@ TEST_CASE("guard_waves leaves vendor rules, unreached rules and unit-less GPUs a
   CHECK(guard_waves(p, train, 132).program == p);
   CHECK(guard_waves(p, train, 132).changes.empty());
   CHECK(guard_waves(p, {at(32, 4096)}, 0).program == p);
+  // A tile wider than cdiv can name (found by fuzz_program_text) gets no guard: the result
+  // must print to a program that parses.
+  const Program wide = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M <= 16:\n"
+      "        return Config(BM=16, BN=641000, BK=128, warps=4, stages=4, group=1)\n"
+      "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n",
+      "test");
+  CHECK(guard_waves(wide, {at(8, 4096)}, 132).program == wide);
 }
 
 TEST_CASE("guard_waves stays within the program's derived features, fullest single wave first") {
