@@ -1,6 +1,7 @@
 // Fuzz target: an LLM reply applied to a parent (evolve/mutators/reply_parser.hpp), and the
 // child text it makes parsed as a program. Input: the reply, or "parent\0reply".
-//   clang++ -std=c++20 -fsanitize=fuzzer,address -I. tests/fuzz/fuzz_reply_parser.cpp \
+//   clang++ -std=c++20 -fsanitize=fuzzer,address -I. -DTILEVOLVE_VERSION='"0"' \
+//     tests/fuzz/fuzz_reply_parser.cpp \
 //     evolve/mutators/reply_parser.cpp evolve/mutators/excerpt.cpp ir/*.cpp \
 //     $(pkg-config --libs fmt) -o /tmp/f && /tmp/f tests/fuzz/corpus/reply_parser
 #include "evolve/mutators/reply_parser.hpp"

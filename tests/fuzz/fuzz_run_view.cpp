@@ -8,10 +8,10 @@
 // reason classifier, and Debian's clang 14 does not compile models/workloads/model_presets.cpp):
 //
 //   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fopenmp -I. \
-//       tests/fuzz/fuzz_run_view.cpp serve/run_view.cpp serve/event_follower.cpp \
-//       serve/watched_file.cpp serve/per_shape_view.cpp serve/program_view.cpp \
-//       serve/line_diff.cpp serve/path_safety.cpp ir/*.cpp build/libtv_eval.a \
-//       build/libtv_models.a $(pkg-config --libs fmt yaml-cpp) -o /tmp/f
+//       -DTILEVOLVE_VERSION='"0"' tests/fuzz/fuzz_run_view.cpp serve/run_view.cpp \
+//       serve/event_follower.cpp serve/watched_file.cpp serve/per_shape_view.cpp \
+//       serve/program_view.cpp serve/line_diff.cpp serve/path_safety.cpp ir/*.cpp \
+//       build/libtv_eval.a build/libtv_models.a $(pkg-config --libs fmt yaml-cpp) -o /tmp/f
 //   /tmp/f -max_total_time=60 -max_len=20000 tests/fuzz/corpus/run_view
 #include "serve/run_view.hpp"
 #include "tests/support/temp_dir.hpp"
