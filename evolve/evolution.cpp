@@ -620,7 +620,6 @@ EvolutionResult Evolution::finish() {
     r.selection = *s.selection;
     if (s.selection->tree_leaves > 0) {
       adopt_tree(r, measured_tree(s.selection->tree_leaves), s.selection->tree_leaves);
-      if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
     } else {
       if (const auto chosen = s.front.choose(s.selection->penalty);
           chosen && chosen->candidate.id != s.best.id) {
@@ -629,19 +628,18 @@ EvolutionResult Evolution::finish() {
         r.best_diff = chosen->diff;
         r.best_op = chosen->op;
       }
-      // As cross-validation scored it: thresholds between the training values they separate,
-      // then wave guards.
+      // As cross-validation scored it: thresholds between the training values they separate
+      // (then wave guards, below).
       place_result(r, s.train_shapes, problem_->gpu.units);
-      if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
     if (options_.refit_validation) validate_refit_result(r);
     if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);
-    // Guards after placement: guarded first, placement would move the rules' thresholds around
-    // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes
-    // fared worse (README, "Wave guards").
-    if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
   }
+  // Guards last, on every path: guarded first, placement would move the rules' thresholds around
+  // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes fared
+  // worse (README, "Wave guards").
+  if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

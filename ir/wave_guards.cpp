@@ -12,18 +12,6 @@ namespace tv {
 
 namespace {
 
-/// The distinct derived features `p` compares.
-std::vector<Comparison> derived_features(const Program& p) {
-  std::vector<Comparison> out;
-  for (const Rule& r : p.rules)
-    for (const Comparison& c : r.condition.terms)
-      if (is_derived(c.feature) && std::none_of(out.begin(), out.end(), [&](const Comparison& d) {
-            return d.same_feature(c);
-          }))
-        out.push_back(c);
-  return out;
-}
-
 /// True when a comparison of `terms` already keeps the feature of `g` at or below g.value.
 bool already_bounded(const std::vector<Comparison>& terms, const Comparison& g) {
   for (const Comparison& c : terms) {
@@ -72,14 +60,15 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
     if ((a.waves > 1) != (b.waves > 1)) return a.waves == 1;
     return a.fill > b.fill;
   });
-  std::vector<Comparison> derived = derived_features(p);
+  FeatureSpace space; // the derived features the program compares
+  for (const Rule& r : p.rules)
+    for (const Comparison& c : r.condition.terms)
+      space.add(c);
   std::vector<Guard> added;
   for (const Guard& g : guards) {
-    const bool known = std::any_of(derived.begin(), derived.end(),
-                                   [&](const Comparison& d) { return d.same_feature(g.term); });
-    if (!known) {
-      if (int(derived.size()) >= kMaxDerivedFeatures) continue;
-      derived.push_back(g.term);
+    if (space.dim_of(g.term) < 0) {
+      if (int(space.derived().size()) >= kMaxDerivedFeatures) continue;
+      space.add(g.term);
     }
     out.program.rules[g.rule].condition.terms.push_back(g.term);
     added.push_back(g);

@@ -18,13 +18,13 @@ struct GuardedWaves {
   std::vector<std::string> changes; ///< one line per added comparison
 };
 
-/// Adds to each rule of `p` (vendor rules, tiles over kMaxTileSize and rules no shape of `shapes`
-/// reaches aside) the
-/// comparison bounding its own tile count at the whole waves of `units` its shapes of `shapes`
-/// fill, where no comparison of the rule already bounds that count as tightly. Single-wave
-/// rules first, then the rest in rule order, while the program stays within
-/// kMaxDerivedFeatures distinct derived features. Every shape of `shapes` gets the same config
-/// from the result as from `p`. `units` <= 0: `p` unchanged.
+/// Adds to each rule of `p` the comparison bounding its own tile count at the whole waves of
+/// `units` that its shapes of `shapes` fill, where no comparison of the rule already bounds that
+/// count as tightly (vendor rules, tiles over kMaxTileSize and rules no shape reaches get none).
+/// Where the guards would take the program past kMaxDerivedFeatures distinct derived features,
+/// single-wave rules come first, and within each kind the rules whose shapes fill their last
+/// wave most. Every shape of `shapes` gets the same config from the result as from `p`.
+/// `units` <= 0: `p` unchanged.
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units);
 
 } // namespace tv

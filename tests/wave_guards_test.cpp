@@ -121,7 +121,21 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
     const GuardedWaves g = guard_waves(p, train, units);
     for (const Shape& s : train)
       REQUIRE(g.program.choose(s) == p.choose(s));
-    CHECK(g.changes.size() + p.rules.size() >= g.program.rules.size());
+    // One comparison per listed guard, each on the tile count of its own rule's config.
+    std::size_t added = 0;
+    for (std::size_t i = 0; i < p.rules.size(); ++i) {
+      const auto& before = p.rules[i].condition.terms;
+      const auto& after = g.program.rules[i].condition.terms;
+      REQUIRE(after.size() >= before.size());
+      for (std::size_t t = before.size(); t < after.size(); ++t) {
+        CHECK(after[t].feature == Feature::tiles);
+        CHECK(after[t].tile_m == p.rules[i].config.BM);
+        CHECK(after[t].tile_n == p.rules[i].config.BN);
+        CHECK(after[t].value % units == 0);
+      }
+      added += after.size() - before.size();
+    }
+    CHECK(added == g.changes.size());
     // Guarding again adds nothing: every guard is already in place.
     CHECK(guard_waves(g.program, train, units).changes.empty());
   }
