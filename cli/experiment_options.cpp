@@ -26,11 +26,11 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget) {
   cmd.add_option_function<std::string>(
          "--max-kernel-runs",
          [&budget](const std::string& text) { budget = KernelRunBudget::parse(text); },
-         "stop a run once it has timed this many (shape, config) pairs, e.g. 2000, or this share "
-         "of exhaustive tuning of the training shapes (every config on every training shape), "
-         "e.g. 30%; checked before each program is evaluated, so the last one may go over by what "
-         "it times (one config per training shape at most); default: no cap on the analytic "
-         "model, 27% on recorded or measured timings; none: no cap")
+         "time at most this many (shape, config) pairs, e.g. 2000, or this share of exhaustive "
+         "tuning of the training shapes (every config on every training shape), e.g. 30% (the "
+         "expert's pairs, timed first, excepted): the run stops at the first program whose new "
+         "pairs do not fit in what is left, without timing it; default: no cap on the analytic "
+         "model, 30% on recorded or measured timings; none: no cap")
       ->type_name("N|P%|none");
 }
 

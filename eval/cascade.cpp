@@ -14,11 +14,15 @@ namespace tv {
 
 namespace {
 
-constexpr std::pair<Stage, std::string_view> kStages[] = {
-    {Stage::mutator_failed, "mutator_failed"}, {Stage::diff_failed, "diff_failed"},
-    {Stage::parse_failed, "parse_failed"},     {Stage::noop, "noop"},
-    {Stage::static_reject, "static_reject"},   {Stage::probe_reject, "probe_reject"},
-    {Stage::timing_failed, "timing_failed"},   {Stage::full, "full"}};
+constexpr std::pair<Stage, std::string_view> kStages[] = {{Stage::mutator_failed, "mutator_failed"},
+                                                          {Stage::diff_failed, "diff_failed"},
+                                                          {Stage::parse_failed, "parse_failed"},
+                                                          {Stage::noop, "noop"},
+                                                          {Stage::static_reject, "static_reject"},
+                                                          {Stage::probe_reject, "probe_reject"},
+                                                          {Stage::timing_failed, "timing_failed"},
+                                                          {Stage::over_budget, "over_budget"},
+                                                          {Stage::full, "full"}};
 
 /// Picks `count` training rows spanning log M from smallest to largest, preferring at each
 /// step the (N, K) pair used least so far, so probes cover decode, mid and prefill and
@@ -183,7 +187,27 @@ bool CascadeEvaluator::time_rows(const Program& p, const std::vector<std::size_t
   return true;
 }
 
-Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) {
+long long CascadeEvaluator::uncached(const Program& p, const std::vector<std::size_t>& rows) const {
+  long long n = 0; // rows are distinct, so their keys are
+  for (std::size_t r : rows)
+    n += cache_.count(Key{r, p.choose(problem_->shape(r))}) == 0 ? 1 : 0;
+  return n;
+}
+
+bool CascadeEvaluator::fits(const Program& p, const std::vector<std::size_t>& rows,
+                            long long max_new_pairs, const char* what, Evaluation& ev) const {
+  if (max_new_pairs < 0) return true;
+  const long long need = uncached(p, rows);
+  const long long left = std::max(0LL, max_new_pairs - ev.kernel_runs);
+  if (need <= left) return true;
+  ev.stage = Stage::over_budget;
+  ev.reason =
+      fmt::format("its {} need {} new kernel runs and the run has {} left", what, need, left);
+  return false;
+}
+
+Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe,
+                                      long long max_new_pairs) {
   Evaluation ev;
   // Stage 0: static check, no timing.
   if (auto issues = problem_->static_issues(p); !issues.empty()) {
@@ -211,6 +235,7 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) 
       return ev;
     }
   } else if (options_.enabled) {
+    if (!fits(p, probe_rows_, max_new_pairs, "probe shapes", ev)) return ev;
     if (!time_rows(p, probe_rows_, times, ev, why)) {
       ev.stage = Stage::timing_failed;
       ev.reason = why;
@@ -227,6 +252,7 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe) 
     }
   }
   // Stage 2: all training shapes.
+  if (!fits(p, problem_->train_rows, max_new_pairs, "training shapes", ev)) return ev;
   if (!time_rows(p, problem_->train_rows, ev.train_times, ev, why)) {
     ev.stage = Stage::timing_failed;
     ev.reason = why;

@@ -37,6 +37,7 @@ enum class Stage {
   static_reject,
   probe_reject,
   timing_failed,
+  over_budget, ///< not timed: the pairs it needs would take the run past its kernel-run cap
   full
 };
 
@@ -63,8 +64,10 @@ public:
   ~CascadeEvaluator();
 
   /// Stages 0-2 for `p`; `reference_probe` is the parent's probe speedup (0 = no reference,
-  /// so stage 1 never rejects). Updates the cache.
-  Evaluation evaluate(const Program& p, double reference_probe);
+  /// so stage 1 never rejects). Updates the cache. With `max_new_pairs` >= 0, a stage whose
+  /// uncached pairs would take the program's kernel runs past it is not timed: stage
+  /// over_budget (the probe pairs of a program stopped at stage 2 stay timed and counted).
+  Evaluation evaluate(const Program& p, double reference_probe, long long max_new_pairs = -1);
   /// Probe figures of a program whose pairs are all cached (no kernel runs, no counting).
   SetScore cached_probe_score(const Program& p) const;
   /// Re-measures `p` on the training shapes `samples` more times (samples 1..samples, each an
@@ -105,6 +108,12 @@ private:
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
+  /// Pairs of `p` on `rows` not cached yet.
+  long long uncached(const Program& p, const std::vector<std::size_t>& rows) const;
+  /// True when `p`'s uncached pairs on `rows` fit in `max_new_pairs` (< 0: no limit) less what
+  /// `ev` has timed; else sets ev to over_budget, naming `what`, and returns false.
+  bool fits(const Program& p, const std::vector<std::size_t>& rows, long long max_new_pairs,
+            const char* what, Evaluation& ev) const;
   /// Times `p` on `rows`, filling `times`; returns false (with reason) if a pair failed.
   bool time_rows(const Program& p, const std::vector<std::size_t>& rows, std::vector<double>& times,
                  Evaluation& ev, std::string& reason);

@@ -3,6 +3,7 @@
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
+#include <string_view>
 #include <utility>
 
 namespace tv {
@@ -18,6 +19,7 @@ constexpr std::pair<const char*, long long Counters::*> kFields[] = {
     {"static_reject", &Counters::static_reject},
     {"probe_reject", &Counters::probe_reject},
     {"timing_failed", &Counters::timing_failed},
+    {"over_budget", &Counters::over_budget},
     {"full", &Counters::full},
     {"improved", &Counters::improved},
     {"new_best", &Counters::new_best},
@@ -45,6 +47,8 @@ Counters Counters::from_json(const nlohmann::json& j) {
   Counters c;
   if (!j.is_object()) throw InputError("counters: expected an object");
   for (const auto& [name, field] : kFields) {
+    // Written since over_budget existed; a run from before it had none.
+    if (name == std::string_view("over_budget") && !j.contains(name)) continue;
     if (!j.contains(name) || !j[name].is_number_integer())
       throw InputError(fmt::format("counters: field '{}' missing or not an integer", name));
     c.*field = j[name].get<long long>();

@@ -76,6 +76,8 @@ std::string describe_attempt(Stage stage, const std::string& reason, double scor
     return "stopped at the probe shapes: " + reason;
   case Stage::timing_failed:
     return "a timing failed: " + reason;
+  case Stage::over_budget:
+    return "not timed: " + reason;
   case Stage::mutator_failed:
     return "no reply: " + reason;
   }

@@ -59,6 +59,8 @@ long long& stage_counter(Counters& c, Stage s) {
     return c.probe_reject;
   case Stage::timing_failed:
     return c.timing_failed;
+  case Stage::over_budget:
+    return c.over_budget;
   case Stage::full:
     return c.full;
   }
@@ -152,12 +154,22 @@ void Evolution::select_model() {
   s.selection = std::move(m);
 }
 
-bool Evolution::kernel_runs_spent() const {
+long long Evolution::kernel_cap() const {
   State& s = *s_;
   if (s.kernel_cap < 0)
     s.kernel_cap =
         options_.kernel_runs.any() ? options_.kernel_runs.cap(s.eval.exhaustive_train_runs()) : 0;
-  return s.kernel_cap > 0 && s.counters.kernel_runs >= s.kernel_cap;
+  return s.kernel_cap;
+}
+
+long long Evolution::kernel_runs_left() const {
+  return kernel_cap() > 0 ? std::max(0LL, kernel_cap() - s_->counters.kernel_runs) : -1;
+}
+
+bool Evolution::kernel_runs_spent() const {
+  // The first program that did not fit ends the run (its counter is in every checkpoint).
+  return kernel_cap() > 0 &&
+         (s_->counters.kernel_runs >= kernel_cap() || s_->counters.over_budget > 0);
 }
 
 Evolution::~Evolution() = default;
@@ -310,7 +322,10 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       reason = "same decisions as an earlier program on every training shape";
     } else {
       const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
-      ev = s.eval.evaluate(child, ref);
+      // The cap is a cap: a stage whose new pairs do not fit is not timed (over_budget), and
+      // the run stops there. (Going on with the programs that fit, on pairs already timed,
+      // was measured: no better on the replay protocols, and each proposal costs an LLM call.)
+      ev = s.eval.evaluate(child, ref, kernel_runs_left());
       if (ev.stage != Stage::static_reject) s.behaviours.insert(decisions);
       stage = ev.stage;
       reason = ev.reason;
@@ -319,8 +334,18 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       if (stage == Stage::static_reject)
         delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
       const double bar = 1.0 + options_.noise_threshold;
+      const long long confirm_runs =
+          (long long)options_.confirm_samples * (long long)problem_->train_rows.size();
       if (stage == Stage::full && options_.confirm_samples > 0 &&
-          selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar) {
+          selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar &&
+          kernel_runs_left() >= 0 && kernel_runs_left() - ev.kernel_runs < confirm_runs) {
+        // A would-be new best is only taken re-measured; that does not fit either.
+        stage = Stage::over_budget;
+        reason = fmt::format("re-measuring a would-be new best needs {} kernel runs and the "
+                             "run has {} left",
+                             confirm_runs, std::max(0LL, kernel_runs_left() - ev.kernel_runs));
+      } else if (stage == Stage::full && options_.confirm_samples > 0 &&
+                 selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar) {
         // Kernels within a few percent swap places from run to run: re-measure first.
         const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
         delta.kernel_runs += again.kernel_runs;

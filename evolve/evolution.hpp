@@ -36,10 +36,9 @@ inline constexpr double kNoisyRulePenalty = 0.01;
 /// Where kernel runs cost something (recorded or measured timings), a run stops by default
 /// after this many programs without a new best ...
 inline constexpr long long kCostlyStagnation = 200;
-/// ... or once it has timed this share of exhaustive tuning of its training shapes. The cap is
-/// checked before each program, and one program times at most one config per training shape,
-/// so a run over a few dozen configs ends at about 30% of exhaustive tuning at most.
-inline constexpr double kCostlyKernelShare = 0.27;
+/// ... and times at most this share of exhaustive tuning of its training shapes (a program that
+/// does not fit in what is left is not timed, so the share is never passed).
+inline constexpr double kCostlyKernelShare = 0.30;
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
@@ -56,9 +55,11 @@ struct EvolutionOptions {
   long long stagnation = -1;
   double target_score = 0;  ///< stop when the best train speedup reaches this (0 = off)
   double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
-  /// Stop once this many pairs were timed. Checked before each program is evaluated, so the
-  /// last one may go over by what it times; the rest of its batch is not evaluated. Not given
-  /// (backend_default): no cap on the analytic model, kCostlyKernelShare otherwise.
+  /// At most this many pairs are timed (the expert's, timed first, excepted). The first
+  /// program whose new pairs (and the re-measurement of a would-be new best) do not fit in
+  /// what is left is not timed (stage over_budget) and the run stops there; the rest of its
+  /// batch is not evaluated. Not given (backend_default): no cap on the analytic model,
+  /// kCostlyKernelShare otherwise.
   KernelRunBudget kernel_runs = KernelRunBudget::from_backend();
   int batch = 8; ///< programs proposed between database updates
   /// Proposals per parent in one step (K). With K > 1 the K children are evaluated together
@@ -209,7 +210,12 @@ private:
   /// What the database ranks: the train speedup less the rule penalty.
   double selection_score(double speedup, const Program& p) const;
   /// True once the run has timed as many pairs as options().kernel_runs allows.
+  /// The kernel-run cap in pairs (0: none), resolved on first use.
+  long long kernel_cap() const;
+  /// True when the cap is reached or a program did not fit in what was left of it.
   bool kernel_runs_spent() const;
+  /// Kernel runs left under the cap (-1: no cap).
+  long long kernel_runs_left() const;
   struct Child;
   /// Refit validation: makes the best cross-validated tree on the run's measurements the
   /// result `r` when it beats the searched program (see EvolutionOptions::refit_validation).

@@ -167,6 +167,8 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   cost.add({"  rejected by the static check", thousands(c.static_reject)});
   cost.add({"  stopped at the probe shapes", thousands(c.probe_reject)});
   cost.add({"  timing failed", thousands(c.timing_failed)});
+  if (c.over_budget > 0)
+    cost.add({"  not timed: over the kernel-run budget", thousands(c.over_budget)});
   cost.add({"  fully evaluated", thousands(c.full)});
   cost.add({"kernel runs (timed shape x config pairs)", thousands(c.kernel_runs)});
   cost.add({"cache hits", thousands(c.cache_hits)});

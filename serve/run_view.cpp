@@ -16,8 +16,9 @@ using json = nlohmann::json;
 constexpr std::size_t kMaxOps = 64; ///< distinct operator names kept; more go to "other"
 
 /// The cascade stages a program event may name; anything else counts as "unknown".
-constexpr const char* kStageNames[] = {"mutator_failed", "diff_failed",  "parse_failed",  "noop",
-                                       "static_reject",  "probe_reject", "timing_failed", "full"};
+constexpr const char* kStageNames[] = {"mutator_failed", "diff_failed",   "parse_failed",
+                                       "noop",           "static_reject", "probe_reject",
+                                       "timing_failed",  "over_budget",   "full"};
 
 std::string known_stage(const std::string& s) {
   for (const char* k : kStageNames)

@@ -180,11 +180,11 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
   o.splits = 2;
   o.seeds = 2;
   // On recorded timings a run stops by default after 200 programs without a new best or at
-  // 27% of exhaustive tuning; without either stop every run goes to the budget.
+  // 30% of exhaustive tuning; without either stop every run goes to the budget.
   const SplitStudyResult defaults = run_split_study(o);
   CHECK(defaults.options.stagnation == 200);
-  CHECK(defaults.options.kernel_runs.text() == "27%");
-  CHECK(defaults.report.intro.find("stops after 200 programs without a new best, at most 27% of "
+  CHECK(defaults.options.kernel_runs.text() == "30%");
+  CHECK(defaults.report.intro.find("stops after 200 programs without a new best, at most 30% of "
                                    "the kernel runs of exhaustive tuning") != std::string::npos);
   o.stagnation = 0;
   o.kernel_runs = KernelRunBudget{};

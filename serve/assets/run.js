@@ -18,7 +18,8 @@ const methodNames = {
 const stageNames = [
   ['mutator_failed', 'mutator failed'], ['diff_failed', 'diff failed'], ['parse_failed', 'parse failed'],
   ['noop', 'no-op'], ['static_reject', 'static check'], ['probe_reject', 'probe shapes'],
-  ['timing_failed', 'timing failed'], ['full', 'fully evaluated'],
+  ['timing_failed', 'timing failed'], ['over_budget', 'over the kernel-run budget'],
+  ['full', 'fully evaluated'],
 ];
 
 Chart.defaults.animation = false;
