@@ -54,7 +54,7 @@ void add_folds_option(CLI::App& cmd, int& folds) {
 }
 
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards) {
+                        bool& wave_guards, bool& polish) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
@@ -73,6 +73,11 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "
       "unseen shape whose grid would spill into one more wave goes on to the later rules; no "
       "training shape changes its config)");
+  off("--no-polish", polish,
+      "return the searched program's configs as they are (by default each rule's config, and "
+      "the default's, is replaced by a config one field away that is faster on the training "
+      "shapes the rule decides, while one is; it times at most half as many pairs again as the "
+      "search did, within --max-kernel-runs; not with --folds)");
 }
 
 void check_report_dir(const std::string& out) {

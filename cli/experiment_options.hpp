@@ -28,9 +28,10 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
 /// What decides the program a run returns: --searched-thresholds (threshold placement off,
 /// EvolutionOptions::place_thresholds), --no-refit-validation (refit validation off,
-/// EvolutionOptions::refit_validation) and --no-wave-guards (EvolutionOptions::wave_guards).
+/// EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards) and
+/// --no-polish (EvolutionOptions::polish).
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards);
+                        bool& wave_guards, bool& polish);
 /// --folds K: model selection's cross-validation folds (0 = off).
 void add_folds_option(CLI::App& cmd, int& folds);
 

@@ -83,6 +83,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"place_thresholds", r.options.place_thresholds},
       {"refit_validation", r.options.refit_validation},
       {"wave_guards", r.options.wave_guards},
+      {"polish", r.options.polish},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
       {"max_kernel_run_fraction", r.max_kernel_fraction}};
@@ -120,7 +121,7 @@ void add_splits_command(CLI::App& app) {
   add_rule_penalty_option(*cmd, o->study.rule_penalty);
   add_folds_option(*cmd, o->study.folds);
   add_result_options(*cmd, o->study.place_thresholds, o->study.refit_validation,
-                     o->study.wave_guards);
+                     o->study.wave_guards, o->study.polish);
   cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
       ->check(integer_in(1, 100000))
       ->capture_default_str();

@@ -265,6 +265,28 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe,
   return ev;
 }
 
+Evaluation CascadeEvaluator::time_config(const Config& config, const std::vector<std::size_t>& rows,
+                                         long long max_new_pairs) {
+  Evaluation ev;
+  Program p;
+  p.default_config = config;
+  if (auto issues = problem_->static_issues(p); !issues.empty()) {
+    ev.stage = Stage::static_reject;
+    ev.reason = format_static_issues({issues.front()});
+    return ev;
+  }
+  if (!fits(p, rows, max_new_pairs, "shapes", ev)) return ev;
+  std::string why;
+  if (!time_rows(p, rows, ev.train_times, ev, why)) {
+    ev.stage = Stage::timing_failed;
+    ev.reason = why;
+    ev.train_times.clear();
+    return ev;
+  }
+  ev.stage = Stage::full;
+  return ev;
+}
+
 std::vector<double> CascadeEvaluator::cached_times(const Program& p,
                                                    const std::vector<std::size_t>& rows) const {
   std::vector<double> times;

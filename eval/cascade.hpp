@@ -68,6 +68,12 @@ public:
   /// uncached pairs would take the program's kernel runs past it is not timed: stage
   /// over_budget (the probe pairs of a program stopped at stage 2 stay timed and counted).
   Evaluation evaluate(const Program& p, double reference_probe, long long max_new_pairs = -1);
+  /// Times `config` on table rows `rows` (distinct; no probe stage, no scoring): stage full
+  /// with train_times one per row, static_reject when it cannot launch, timing_failed when a
+  /// pair failed, over_budget (nothing timed) when its uncached pairs pass `max_new_pairs`
+  /// (< 0: no limit). Updates the cache.
+  Evaluation time_config(const Config& config, const std::vector<std::size_t>& rows,
+                         long long max_new_pairs = -1);
   /// Probe figures of a program whose pairs are all cached (no kernel runs, no counting).
   SetScore cached_probe_score(const Program& p) const;
   /// Re-measures `p` on the training shapes `samples` more times (samples 1..samples, each an

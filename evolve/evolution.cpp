@@ -10,6 +10,7 @@
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
+#include "evolve/leaf_polish.hpp"
 #include "evolve/mutators/reply_parser.hpp"
 #include "evolve/refit.hpp"
 #include "evolve/refit_validation.hpp"
@@ -605,11 +606,50 @@ void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
 
 } // namespace
 
+void Evolution::polish_result(EvolutionResult& r) {
+  State& s = *s_;
+  const std::vector<Config> space = problem_->backend->complete_table()
+                                        ? problem_->table->configs()
+                                        : model_configs(problem_->gpu, problem_->dtypes());
+  // Polish times at most a share of what the search timed, and never past the cap. Its runs so
+  // far are in per_op["polish"]: a resumed finished run polishes again from the cache, under
+  // the same allowance and with less of it left, so it decides the same and times nothing.
+  long long& polished_runs = s.per_op["polish"].kernel_runs;
+  const long long allowance =
+      (long long)(kPolishShare * double(s.counters.kernel_runs - polished_runs));
+  std::vector<std::size_t> rows;
+  const LeafCost cost = [&](const std::vector<std::size_t>& which,
+                            const Config& c) -> std::optional<double> {
+    rows.clear();
+    for (std::size_t i : which)
+      rows.push_back(problem_->train_rows[i]);
+    long long limit = allowance - polished_runs;
+    if (const long long left = kernel_runs_left(); left >= 0) limit = std::min(limit, left);
+    const Evaluation ev = s.eval.time_config(c, rows, std::max(0LL, limit));
+    // Kernel runs only (no cache hits): a resumed finished run polishes again, from its cache,
+    // and must count the same.
+    s.counters.kernel_runs += ev.kernel_runs;
+    polished_runs += ev.kernel_runs;
+    if (ev.stage != Stage::full) return std::nullopt;
+    double sum = 0;
+    for (std::size_t k = 0; k < which.size(); ++k)
+      sum += std::max(0.0, s.train_shapes[which[k]].weight) * std::log(ev.train_times[k]);
+    return sum;
+  };
+  PolishedLeaves polished =
+      polish_leaves(r.best.program, space, s.train_shapes, cost, 1.0 + options_.noise_threshold);
+  r.polish_kernel_runs = polished_runs;
+  if (polished.changes.empty()) return;
+  r.best.program = std::move(polished.program);
+  r.polish = std::move(polished.changes);
+}
+
 void Evolution::validate_refit_result(EvolutionResult& r) const {
   const State& s = *s_;
   std::vector<ShapeFeedback> feedback = measured_feedback(s.eval, *problem_, s.train_shapes);
   std::vector<double> searched_log, weights;
-  const auto times = s.eval.cached_times(s.best.program, problem_->train_rows);
+  // The searched program as the run returns it (its leaves polished).
+  const auto times = s.eval.cached_times(r.best.program, problem_->train_rows);
   for (std::size_t i = 0; i < feedback.size(); ++i) {
     ShapeFeedback& f = feedback[i];
     f.expert_seconds = s.eval.cached_time(problem_->train_rows[i], problem_->expert.choose(f.shape));
@@ -626,8 +666,10 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   r.refit = validate_refit(feedback, max_leaves, kRefitFolds, options_.seed,
                            problem_->spec.split == "random-mnk");
   r.refit_verdict = compare_refit(r.refit, searched_log, weights);
-  if (r.refit_verdict.tree_wins)
+  if (r.refit_verdict.tree_wins) {
     adopt_tree(r, measured_tree(r.refit_verdict.leaves), r.refit_verdict.leaves);
+    r.polish.clear(); // it polished the searched program, not this one (its runs stay counted)
+  }
 }
 
 EvolutionResult Evolution::finish() {
@@ -658,6 +700,7 @@ EvolutionResult Evolution::finish() {
       place_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
+    if (options_.polish) polish_result(r);
     if (options_.refit_validation) validate_refit_result(r);
     if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);
   }
@@ -696,6 +739,9 @@ EvolutionResult Evolution::finish() {
       }
       s.events->write(e);
     }
+    if (r.polish_kernel_runs > 0 || !r.polish.empty())
+      s.events->write(
+          {{"event", "polish"}, {"kernel_runs", r.polish_kernel_runs}, {"changes", r.polish}});
     nlohmann::json end{{"event", "end"},
                        {"programs", s.done},
                        {"stop", s.stop_reason},

@@ -40,6 +40,10 @@ inline constexpr long long kCostlyStagnation = 200;
 /// does not fit in what is left is not timed, so the share is never passed).
 inline constexpr double kCostlyKernelShare = 0.30;
 
+/// Leaf polish (leaf_polish.hpp) times at most this share of the kernel runs the search spent
+/// (a 50,000-shape run would otherwise time a quarter million more pairs: bench_large_problem).
+inline constexpr double kPolishShare = 0.5;
+
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
 /// Refit validation tries trees of up to this many times the baseline tree's leaf limit
@@ -99,6 +103,11 @@ struct EvolutionOptions {
   /// grid would spill into one more wave falls through to the later rules. Off: no comparison is
   /// added.
   bool wave_guards = true;
+  /// Leaf polish (evolve/leaf_polish.hpp) of the searched program before refit validation: each
+  /// leaf config replaced by a one-field neighbour that is faster on the leaf's training shapes,
+  /// within kPolishShare of the search's kernel runs and the cap. Off: the configs as searched.
+  /// Not with model selection (folds > 0).
+  bool polish = true;
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
@@ -167,6 +176,10 @@ struct EvolutionResult {
   std::vector<std::string> placement;
   /// The wave guards added to the result's rules, one line each.
   std::vector<std::string> wave_guards;
+  /// The leaf configs polish replaced in the result (leaf_polish.hpp), one line each (none when
+  /// refit validation returned a tree instead), and the kernel runs polish took.
+  std::vector<std::string> polish;
+  long long polish_kernel_runs = 0;
   /// The decision-tree baseline fitted on the pairs this run timed, no others (the tree a
   /// user with the same kernel runs would get), with the problem's leaf limit.
   Program cost_matched_tree;
@@ -220,6 +233,8 @@ private:
   /// Refit validation: makes the best cross-validated tree on the run's measurements the
   /// result `r` when it beats the searched program (see EvolutionOptions::refit_validation).
   void validate_refit_result(EvolutionResult& r) const;
+  /// Polishes the result's leaf configs (leaf_polish.hpp) within the kernel-run cap.
+  void polish_result(EvolutionResult& r);
   /// Runs cross-validation (model_selection.hpp) and hands what it timed to the run.
   void select_model();
   EvolutionResult loop();

@@ -30,6 +30,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"folds", folds},
                    {"place_thresholds", place_thresholds},
                    {"wave_guards", wave_guards},
+                   {"polish", polish},
                    {"refit_validation", refit_validation},
                    {"database",
                     {{"islands", database.islands},
@@ -103,6 +104,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
       j.contains("place_thresholds") ? get_field<bool>(j, "place_thresholds", w) : false;
   // Runs written before wave guards returned their rules unguarded.
   o.wave_guards = j.contains("wave_guards") ? get_field<bool>(j, "wave_guards", w) : false;
+  // Runs written before leaf polish returned the searched configs.
+  o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
   o.refit_validation =
       j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
   if (c.contains("analytic_probes"))

@@ -37,7 +37,9 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"op", r.best_op},
                {"diff", r.best_diff},
                {"placed_thresholds", r.placement},
-               {"wave_guards", r.wave_guards}};
+               {"wave_guards", r.wave_guards},
+               {"polish", r.polish},
+               {"polish_kernel_runs", r.polish_kernel_runs}};
   if (r.refit.folds > 0)
     j["refit_validation"] = {{"folds", r.refit.folds},
                              {"leaves", r.refit.leaves},
@@ -134,6 +136,15 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                      r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  if (!r.polish.empty()) {
+    out += fmt::format("Its leaf configs were polished: each replaced by a config one field away "
+                       "that is faster on the training shapes its rule decides ({} kernel runs; "
+                       "--no-polish keeps the searched configs):\n",
+                       thousands(r.polish_kernel_runs));
+    for (const std::string& line : r.polish)
+      out += "  " + line + "\n";
+    out += "\n";
+  }
   if (r.refit_verdict.tree_wins)
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
@@ -177,7 +188,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   out += cost.str() + "\n";
   TextTable ops({"operator", "proposed", "full", "better than parent", "new best", "success"});
   for (const auto& [op, oc] : r.per_operator) {
-    if (op == "seed" || op == "selection") continue;
+    if (op == "seed" || op == "selection" || op == "polish") continue;
     ops.add({op, thousands(oc.proposed), thousands(oc.full), thousands(oc.improved),
              thousands(oc.new_best),
              fmt::format("{:.1f}%", oc.proposed ? 100.0 * oc.improved / oc.proposed : 0.0)});

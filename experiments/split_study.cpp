@@ -121,6 +121,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.place_thresholds = options.place_thresholds;
       spec.options.refit_validation = options.refit_validation;
       spec.options.wave_guards = options.wave_guards;
+      spec.options.polish = options.polish;
       spec.options.kernel_runs = r.options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
@@ -217,7 +218,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                                  : std::string()) +
           (options.place_thresholds ? std::string() : ", thresholds as searched") +
           (options.refit_validation ? std::string() : ", no refit validation") +
-          (options.wave_guards ? std::string() : ", no wave guards"),
+          (options.wave_guards ? std::string() : ", no wave guards") +
+          (options.polish ? std::string() : ", no leaf polish"),
       options.problem.vendor_dispatch
           ? " Programs may return the vendor library (--vendor-dispatch), and every fraction is "
             "of min(oracle, vendor library) per shape."

@@ -31,6 +31,7 @@ struct SplitStudyOptions {
   bool place_thresholds = true; ///< EvolutionOptions::place_thresholds
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
+  bool polish = true;           ///< EvolutionOptions::polish
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).
   KernelRunBudget kernel_runs = KernelRunBudget::from_backend();

@@ -220,6 +220,8 @@ void RunView::apply(const json& e) {
     apply_new_best(e);
   } else if (*kind == "result") {
     if (auto b = best_point(e); b && !bests_.empty()) result_ = std::move(*b);
+  } else if (*kind == "polish") {
+    total_.kernel_runs += count_field(e, "kernel_runs").value_or(0); // leaf polish, at the end
   } else if (*kind == "start") {
     start_ = scalars(e, {"seed", "budget", "mutator", "train_shapes", "test_shapes"});
   } else if (*kind == "end") {

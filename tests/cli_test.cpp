@@ -333,6 +333,33 @@ TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards
   CHECK(nlohmann::json::parse(splits.out)["wave_guards"] == false);
 }
 
+TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
+  const Run on = run("evolve --gpu h100 --budget 300 --json");
+  const Run off = run("evolve --gpu h100 --budget 300 --no-polish --json");
+  REQUIRE(on.status == 0);
+  REQUIRE(off.status == 0);
+  const auto a = nlohmann::json::parse(on.out);
+  const auto b = nlohmann::json::parse(off.out);
+  REQUIRE_FALSE(a["best"]["polish"].empty());
+  CHECK(a["best"]["polish"][0].get<std::string>().find("faster there") != std::string::npos);
+  CHECK(a["best"]["polish_kernel_runs"].get<long long>() > 0);
+  CHECK(b["best"]["polish"].empty());
+  CHECK(b["best"]["polish_kernel_runs"] == 0);
+  CHECK(a["best"]["program"] != b["best"]["program"]);
+  // Faster on the training shapes, for the kernel runs it took (and the same search before it).
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() >
+        b["train"]["speedup_vs_expert"].get<double>());
+  CHECK(a["kernel_runs"].get<long long>() ==
+        b["kernel_runs"].get<long long>() + a["best"]["polish_kernel_runs"].get<long long>());
+  const Run summary = run("evolve --gpu h100 --budget 300");
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("Its leaf configs were polished") != std::string::npos);
+  CHECK(run("evolve --help").out.find("--no-polish") != std::string::npos);
+  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-polish --json");
+  REQUIRE(splits.status == 0);
+  CHECK(nlohmann::json::parse(splits.out)["polish"] == false);
+}
+
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {
   const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "

@@ -231,8 +231,9 @@ TEST_CASE("kernel_run_budget: re-measuring would-be new bests stays inside the c
     INFO("cap ", cap);
     CHECK(r.stop_reason == "kernel-run budget");
     CHECK(r.counters.kernel_runs <= cap);
-    // Spent to the pair, or stopped at the first program (or re-measurement) that did not fit.
-    CHECK((r.counters.kernel_runs == cap) != (r.counters.over_budget == 1));
+    // Spent to the pair, or stopped at the first program (or re-measurement) that did not fit
+    // (leaf polish may then spend the rest, to the pair).
+    CHECK((r.counters.kernel_runs == cap || r.counters.over_budget == 1));
     CHECK(r.counters.over_budget <= 1);
     const std::string events = read_file(dir.at("run") + "/events.ndjson");
     confirmed_stops += events.find("re-measuring a would-be new best needs") != std::string::npos;

@@ -116,20 +116,23 @@ TEST_CASE("a run with model selection returns what cross-validation preferred") 
   }
 }
 
-TEST_CASE("without folds, placement, wave guards or refit validation the run returns the best "
-          "training score") {
+TEST_CASE("without folds, placement, wave guards, polish or refit validation the run returns the "
+          "best training score") {
   const Problem& p = test::lecture_problem("h100");
   MockLlm m(p.gpu);
   EvolutionOptions o = options(2, 0);
   o.place_thresholds = false;
   o.refit_validation = false;
   o.wave_guards = false;
+  o.polish = false;
   const EvolutionResult r = Evolution(p, m, o).run();
   CHECK(r.selection.folds == 0);
   CHECK(r.best.id == r.best_searched.id);
   CHECK(r.best.program == r.best_searched.program);
   CHECK(r.placement.empty());
   CHECK(r.wave_guards.empty());
+  CHECK(r.polish.empty());
+  CHECK(r.polish_kernel_runs == 0);
   CHECK(r.per_operator.count("selection") == 0);
 }
 
