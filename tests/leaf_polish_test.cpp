@@ -16,16 +16,7 @@ namespace leaf_polish_test {
 
 using namespace tv;
 
-Config cfg(int bm, int bn, int bk, int warps, int stages, int group) {
-  Config c;
-  c.BM = bm;
-  c.BN = bn;
-  c.BK = bk;
-  c.warps = warps;
-  c.stages = stages;
-  c.group = group;
-  return c;
-}
+using test::cfg;
 
 TEST_CASE("leaf_polish: one field apart") {
   const Config a = cfg(64, 64, 64, 4, 3, 8);
