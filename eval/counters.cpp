@@ -3,14 +3,19 @@
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
-#include <string_view>
 #include <utility>
 
 namespace tv {
 
 namespace {
-/// The scalar fields, in a fixed order, for add / to_json / from_json.
-constexpr std::pair<const char*, long long Counters::*> kFields[] = {
+/// The scalar fields, in a fixed order, for add / to_json / from_json; `since_later` marks a
+/// field added after runs were first written (absent in theirs: read as 0).
+struct Field {
+  const char* name;
+  long long Counters::*member;
+  bool since_later = false;
+};
+constexpr Field kFields[] = {
     {"proposed", &Counters::proposed},
     {"mutator_failed", &Counters::mutator_failed},
     {"diff_failed", &Counters::diff_failed},
@@ -19,7 +24,7 @@ constexpr std::pair<const char*, long long Counters::*> kFields[] = {
     {"static_reject", &Counters::static_reject},
     {"probe_reject", &Counters::probe_reject},
     {"timing_failed", &Counters::timing_failed},
-    {"over_budget", &Counters::over_budget},
+    {"over_budget", &Counters::over_budget, true},
     {"full", &Counters::full},
     {"improved", &Counters::improved},
     {"new_best", &Counters::new_best},
@@ -29,16 +34,16 @@ constexpr std::pair<const char*, long long Counters::*> kFields[] = {
 } // namespace
 
 void Counters::add(const Counters& o) {
-  for (const auto& [name, field] : kFields)
-    this->*field += o.*field;
+  for (const Field& f : kFields)
+    this->*f.member += o.*f.member;
   for (const auto& [k, v] : o.static_reasons)
     static_reasons[k] += v;
 }
 
 nlohmann::json Counters::to_json() const {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, field] : kFields)
-    j[name] = this->*field;
+  for (const Field& f : kFields)
+    j[f.name] = this->*f.member;
   j["static_reasons"] = static_reasons;
   return j;
 }
@@ -46,12 +51,11 @@ nlohmann::json Counters::to_json() const {
 Counters Counters::from_json(const nlohmann::json& j) {
   Counters c;
   if (!j.is_object()) throw InputError("counters: expected an object");
-  for (const auto& [name, field] : kFields) {
-    // Written since over_budget existed; a run from before it had none.
-    if (name == std::string_view("over_budget") && !j.contains(name)) continue;
-    if (!j.contains(name) || !j[name].is_number_integer())
-      throw InputError(fmt::format("counters: field '{}' missing or not an integer", name));
-    c.*field = j[name].get<long long>();
+  for (const Field& f : kFields) {
+    if (f.since_later && !j.contains(f.name)) continue;
+    if (!j.contains(f.name) || !j[f.name].is_number_integer())
+      throw InputError(fmt::format("counters: field '{}' missing or not an integer", f.name));
+    c.*f.member = j[f.name].get<long long>();
   }
   if (j.contains("static_reasons")) {
     if (!j["static_reasons"].is_object())

@@ -335,19 +335,20 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       if (stage == Stage::static_reject)
         delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
       const double bar = 1.0 + options_.noise_threshold;
+      // Kernels within a few percent swap places from run to run: a would-be new best is
+      // re-measured first, and taken only when that fits in the cap too.
       const long long confirm_runs =
           (long long)options_.confirm_samples * (long long)problem_->train_rows.size();
-      if (stage == Stage::full && options_.confirm_samples > 0 &&
-          selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar &&
-          kernel_runs_left() >= 0 && kernel_runs_left() - ev.kernel_runs < confirm_runs) {
-        // A would-be new best is only taken re-measured; that does not fit either.
+      const long long left = kernel_runs_left(); // this child's first timings not counted yet
+      if (stage != Stage::full || confirm_runs == 0 ||
+          !(selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar)) {
+        // nothing to re-measure
+      } else if (left >= 0 && left - ev.kernel_runs < confirm_runs) {
         stage = Stage::over_budget;
         reason = fmt::format("re-measuring a would-be new best needs {} kernel runs and the "
                              "run has {} left",
-                             confirm_runs, std::max(0LL, kernel_runs_left() - ev.kernel_runs));
-      } else if (stage == Stage::full && options_.confirm_samples > 0 &&
-                 selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar) {
-        // Kernels within a few percent swap places from run to run: re-measure first.
+                             confirm_runs, std::max(0LL, left - ev.kernel_runs));
+      } else {
         const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
         delta.kernel_runs += again.kernel_runs;
         if (again.stage != Stage::full) {

@@ -222,7 +222,6 @@ private:
   struct State;
   /// What the database ranks: the train speedup less the rule penalty.
   double selection_score(double speedup, const Program& p) const;
-  /// True once the run has timed as many pairs as options().kernel_runs allows.
   /// The kernel-run cap in pairs (0: none), resolved on first use.
   long long kernel_cap() const;
   /// True when the cap is reached or a program did not fit in what was left of it.

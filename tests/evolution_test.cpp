@@ -348,11 +348,13 @@ std::vector<Shape> train_shapes_of(const Problem& p) {
   return train;
 }
 
-/// A 1000-program run on `p` with threshold placement and wave guards as given.
+/// A 1000-program run on `p` with threshold placement and wave guards as given (leaf polish
+/// off: the searched program's configs, so that only the step under test changes the result).
 EvolutionResult run_returning(const Problem& p, bool place, bool guards, bool refit_validation) {
   MockLlm m(p.gpu);
   EvolutionOptions o;
   o.budget = 1000;
+  o.polish = false;
   o.place_thresholds = place;
   o.wave_guards = guards;
   o.refit_validation = refit_validation;
