@@ -86,6 +86,8 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"polish", r.options.polish},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
+      {"splits_at_least_best_single_config", r.splits_at_least_best_single},
+      {"tree_splits_at_least_best_single_config", r.tree_splits_at_least_best_single},
       {"max_kernel_run_fraction", r.max_kernel_fraction}};
 }
 

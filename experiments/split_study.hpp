@@ -73,6 +73,9 @@ struct SplitStudyResult {
   int splits_at_least_tree = 0;
   double mean_cost_tree_gap = 0; ///< mean of the rows' gaps to the cost-matched tree
   int splits_at_least_cost_tree = 0;
+  /// Splits where the evolved median, and where the tree, is at least the best single config
+  /// (the one config that never extrapolates: the bar on unseen sizes, random-mnk).
+  int splits_at_least_best_single = 0, tree_splits_at_least_best_single = 0;
   double max_kernel_fraction = 0; ///< the largest over all runs
   Report report;
 };

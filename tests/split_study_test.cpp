@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
@@ -44,7 +45,7 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   const SplitStudyResult r = small();
   REQUIRE(r.rows.size() == 3);
   double sum = 0, sum_train = 0;
-  int at_least = 0;
+  int at_least = 0, single = 0, tree_single = 0;
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const SplitRow& row = r.rows[i];
     CAPTURE(i);
@@ -67,7 +68,11 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
     sum += row.gap;
     sum_train += row.evolved.train_fraction.median - row.per_m_train.fraction_of_oracle;
     at_least += row.gap >= 0;
+    single += row.evolved.test_fraction.median >= row.best_single_test.fraction_of_oracle;
+    tree_single += row.tree_test.fraction_of_oracle >= row.best_single_test.fraction_of_oracle;
   }
+  CHECK(r.splits_at_least_best_single == single);
+  CHECK(r.tree_splits_at_least_best_single == tree_single);
   // Different splits give different per-M tables (the study is not one split three times).
   CHECK(r.rows[0].per_m_test.fraction_of_oracle != r.rows[1].per_m_test.fraction_of_oracle);
   CHECK(r.mean_gap == doctest::Approx(sum / 3));
@@ -96,6 +101,10 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   CHECK(t.rows[2][2] == format_percent(r.rows[2].per_m_test.fraction_of_oracle));
   const ReportTable& s = r.report.sections.at(0).tables.at(1);
   CHECK(s.rows.at(0).at(1) == format_points(r.mean_gap));
+  REQUIRE(s.rows.size() == 13);
+  CHECK(s.rows[11][0] == "splits where the evolved median is at least the best single config");
+  CHECK(s.rows[11][1] == fmt::format("{} of 3", single));
+  CHECK(s.rows[12][1] == fmt::format("{} of 3", tree_single));
 }
 
 TEST_CASE("split_study: the thread count does not change the results") {
@@ -145,6 +154,12 @@ TEST_CASE("split_study: the binary prints the study as JSON, and bad options exi
     sum += row["test_gap"].get<double>();
   }
   CHECK(j["mean_test_gap"].get<double>() == doctest::Approx(sum / 2));
+  int single = 0;
+  for (const auto& row : j["splits"])
+    single += row["evolved"]["test_median"].get<double>() >=
+              row["best_single_config"]["test_fraction_of_oracle"].get<double>();
+  CHECK(j["splits_at_least_best_single_config"] == single);
+  CHECK(j["tree_splits_at_least_best_single_config"].get<int>() >= 0);
   const auto bad =
       tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " splits --seeds 0 --budget 10 2>&1");
   CHECK(bad.status == 2);
