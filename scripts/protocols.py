@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+r"""Runs the public generalization protocols with the defaults and prints each figure beside the
+bar it is held to: does the evolved heuristic beat the decision tree (and the best single config,
+and the tree fitted on the run's own pairs) on shapes nobody tuned, over many splits and several
+data sets at once? Every protocol is one `tilevolve splits` or `tilevolve evolve` command with
+`--json`; nothing is cached between runs, and every figure is computed in this run.
+
+  python3 scripts/protocols.py                     # every protocol (about 2 minutes on 2 cores)
+  python3 scripts/protocols.py --list              # the protocols and their commands
+  python3 scripts/protocols.py --only a100         # those whose name contains a100
+  python3 scripts/protocols.py --json out.json     # also write every figure as JSON
+
+The figures: for a split study, the mean over splits of (evolved median - tree) in points and the
+splits where the evolved median is at least the tree; for a fixed train/test pair over seeds,
+the evolved median minus the tree and each seed's test figure. "kernel runs" is the largest
+share of exhaustive tuning of the training shapes any run used (the bar: 5% on the analytic
+model, 30% on recorded timings). Exit status 0 when every command ran (met or not), 1 when a
+command failed, 2 for bad options. Standard library only.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPLAY = "data/replay"
+
+
+@dataclass
+class Protocol:
+    name: str
+    kind: str  # "splits" (a split study) or "seeds" (evolve, seeds 0-4)
+    args: list
+    checks: list = field(default_factory=list)  # (label, figure(result) -> float, bar text, met)
+
+
+def pts(x):
+    return f"{100 * x:+.2f} pts"
+
+
+def splits_checks(gap_bar=0.0, at_least=None, cost_bar=None, single_all=False, share=0.30):
+    """Checks of a split study: mean gap to the tree, splits at or above it, and the rest."""
+    checks = [("evolved - tree, mean over splits",
+               lambda r: pts(r["mean_test_gap_to_tree"]),
+               f"at least {100 * gap_bar:+.1f} pts",
+               lambda r: r["mean_test_gap_to_tree"] >= gap_bar)]
+    if at_least is not None:
+        checks.append(("splits at or above the tree",
+                       lambda r: f'{r["splits_at_least_tree"]} of {len(r["splits"])}',
+                       f"at least {at_least}" if at_least > 0 else "every split",
+                       lambda r: r["splits_at_least_tree"] >= (at_least or len(r["splits"]))))
+    if cost_bar is not None:
+        checks.append(("evolved - cost-matched tree",
+                       lambda r: pts(r["mean_test_gap_to_cost_matched_tree"]),
+                       f"at least {100 * cost_bar:+.1f} pts",
+                       lambda r: r["mean_test_gap_to_cost_matched_tree"] >= cost_bar))
+    if single_all:
+        checks.append(("splits at least the best single config",
+                       lambda r: f'{r["splits_at_least_best_single_config"]} of {len(r["splits"])}',
+                       "every split",
+                       lambda r: r["splits_at_least_best_single_config"] == len(r["splits"])))
+    checks.append(("kernel runs (largest share)",
+                   lambda r: f'{100 * r["max_kernel_run_fraction"]:.1f}%',
+                   f"at most {100 * share:.0f}%",
+                   lambda r: r["max_kernel_run_fraction"] <= share + 1e-9))
+    return checks
+
+
+def seed_checks(every_seed=False, within=None):
+    """Checks of one train/test pair over seeds: the median (and each seed) against the tree."""
+    checks = [("evolved median - tree",
+               lambda r: f'{pts(r["median"] - r["tree"])} ({100 * r["median"]:.2f}% vs '
+                         f'{100 * r["tree"]:.2f}%)',
+               "at least +0.00 pts",
+               lambda r: r["median"] >= r["tree"])]
+    if every_seed:
+        checks.append(("seeds at or above the tree",
+                       lambda r: f'{sum(v >= r["tree"] for v in r["seeds"])} of {len(r["seeds"])}',
+                       "every seed",
+                       lambda r: all(v >= r["tree"] for v in r["seeds"])))
+    if within is not None:
+        checks.append(("worst seed - tree",
+                       lambda r: pts(min(r["seeds"]) - r["tree"]),
+                       f"at least {-100 * within:+.1f} pts",
+                       lambda r: min(r["seeds"]) >= r["tree"] - within))
+    return checks
+
+
+def protocols():
+    lec = ["--budget", "2000"]
+    h100, a100 = f"replay:{REPLAY}/h100_mm.txt", f"replay:{REPLAY}/a100_hf_mm.txt"
+    out = [Protocol("first command (mi300x lecture, split 0)", "seeds1",
+                    ["--gpu", "mi300x", "--splits", "1", "--seeds", "5"],
+                    seed_checks(within=0.01))]
+    for g in ("h100", "mi300x"):
+        out.append(Protocol(f"lecture 60 splits x 5 seeds, {g}", "splits",
+                            ["--gpu", g, "--splits", "60", "--seeds", "5"] + lec,
+                            splits_checks(gap_bar=0.01, at_least=45, cost_bar=0.02, share=0.05)))
+    for g in ("h100", "mi300x"):
+        out.append(Protocol(f"lecture -> six models, {g}", "seeds1",
+                            ["--gpu", g, "--test-shapes", "data/shapes/six_models.csv",
+                             "--splits", "1", "--seeds", "5"] + lec,
+                            seed_checks(every_seed=True)))
+    for g in ("h100", "mi300x"):
+        out.append(Protocol(f"llama3-8b -> llama3-70b-tp8, {g}", "seeds",
+                            ["--gpu", g, "--split", "model:llama3-8b"] + lec, seed_checks()))
+    for g in ("h100", "mi300x"):
+        out.append(Protocol(f"5,000 random shapes, 5 splits x 5 seeds, {g}", "splits",
+                            ["--gpu", g, "--shapes", "data/shapes/random5000.csv",
+                             "--splits", "5", "--seeds", "5"] + lec,
+                            splits_checks(at_least=0, share=0.05)))
+    out.append(Protocol("replay H100 random-mnk, 20 x 5", "splits",
+                        ["--backend", h100, "--split", "random-mnk", "--splits", "20", "--seeds", "5"],
+                        splits_checks(single_all=True)))
+    out.append(Protocol("replay H100 vendor dispatch, random, 20 x 5", "splits",
+                        ["--backend", h100, "--vendor-dispatch", "--splits", "20", "--seeds", "5"],
+                        splits_checks()))
+    out.append(Protocol("replay A100 HF half/half, 20 x 5", "splits",
+                        ["--backend", a100, "--splits", "20", "--seeds", "5"], splits_checks()))
+    out.append(Protocol("replay A100 random -> HF, seeds 0-4", "seeds1",
+                        ["--backend", f"replay:{REPLAY}/a100_mm.txt,{REPLAY}/a100_hf_mm.txt",
+                         "--shapes", f"{REPLAY}/a100_shapes.csv",
+                         "--test-shapes", f"{REPLAY}/a100_hf_shapes.csv",
+                         "--splits", "1", "--seeds", "5"], seed_checks()))
+    out.append(Protocol("replay A100 HF -> timm, seeds 0-4", "seeds1",
+                        ["--backend", f"replay:{REPLAY}/a100_hf_mm.txt,{REPLAY}/a100_timm_mm.txt",
+                         "--shapes", f"{REPLAY}/a100_hf_shapes.csv",
+                         "--test-shapes", f"{REPLAY}/a100_timm_shapes.csv",
+                         "--splits", "1", "--seeds", "5"], seed_checks()))
+    return out
+
+
+def command(tool, p, seed=None):
+    if p.kind == "seeds":
+        return [tool, "evolve"] + p.args + ["--seed", str(seed), "--json", "--quiet"]
+    return [tool, "splits"] + p.args + ["--json"]
+
+
+def run_json(cmd):
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+def measure(tool, p):
+    """The protocol's result: a split study's JSON, or {seeds, median, tree} for a fixed pair."""
+    if p.kind == "splits":
+        return run_json(command(tool, p))
+    if p.kind == "seeds1":  # one fixed split over seeds, from `splits`
+        row = run_json(command(tool, p))["splits"][0]
+        seeds = row["evolved"]["test_fraction_of_oracle"]
+        return {"seeds": seeds, "median": statistics.median(seeds),
+                "tree": row["decision_tree"]["test_fraction_of_oracle"]}
+    runs = [run_json(command(tool, p, s)) for s in range(5)]
+    seeds = [r["test"]["fraction_of_oracle"] for r in runs]
+    return {"seeds": seeds, "median": statistics.median(seeds),
+            "tree": runs[0]["baselines"]["tree"]["test"]["fraction_of_oracle"]}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tool", default=os.path.join(ROOT, "build", "tilevolve"),
+                    help="the tilevolve binary (default build/tilevolve)")
+    ap.add_argument("--only", help="run the protocols whose name contains this text")
+    ap.add_argument("--jobs", type=int, default=2, help="commands at a time (default 2)")
+    ap.add_argument("--list", action="store_true", help="list the protocols and their commands")
+    ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE as JSON")
+    a = ap.parse_args(argv)
+    chosen = [p for p in protocols() if not a.only or a.only.lower() in p.name.lower()]
+    if not chosen:
+        print(f"protocols: no protocol name contains {a.only!r}", file=sys.stderr)
+        return 2
+    if a.jobs < 1:
+        print("protocols: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    if a.list:
+        for p in chosen:
+            cmd = command("tilevolve", p, "S" if p.kind == "seeds" else None)
+            print(f"{p.name}\n  {' '.join(cmd)}" + ("  (S = 0..4)" if p.kind == "seeds" else ""))
+        return 0
+    if not os.access(a.tool, os.X_OK):
+        print(f"protocols: no tilevolve binary at {a.tool} (run ./scripts/build.sh, or --tool)",
+              file=sys.stderr)
+        return 2
+    results, failed, start = {}, [], time.monotonic()
+    with ThreadPoolExecutor(a.jobs) as pool:
+        futures = {pool.submit(measure, a.tool, p): p for p in chosen}
+        for k, done in enumerate(as_completed(futures), 1):
+            p = futures[done]
+            try:
+                results[p.name] = done.result()
+            except (RuntimeError, ValueError, KeyError) as e:
+                failed.append(p.name)
+                print(f"protocols: {p.name}: {e}", file=sys.stderr)
+            print(f"[{k}/{len(chosen)}, {time.monotonic() - start:.0f} s] {p.name}",
+                  file=sys.stderr, flush=True)
+    rows, met_count, total = [], 0, 0
+    for p in chosen:
+        if p.name not in results:
+            continue
+        for label, figure, bar, met in p.checks:
+            ok = met(results[p.name])
+            met_count += ok
+            total += 1
+            rows.append((p.name, label, figure(results[p.name]), bar, "met" if ok else "NOT MET"))
+    head = ("protocol", "figure", "measured", "bar", "verdict")
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(5)]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+    print(line(head))
+    print("-" * len(line(head)))
+    for r in rows:
+        print(line(r))
+    print(f"\n{met_count} of {total} bars met" + (f"; {len(failed)} protocols failed to run"
+                                                  if failed else ""))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"results": results,
+                       "checks": [dict(zip(("protocol", "figure", "measured", "bar", "verdict"), r))
+                                  for r in rows]}, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

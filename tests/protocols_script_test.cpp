@@ -1,0 +1,102 @@
+// scripts/protocols.py, the one command behind the generalization protocols: its commands are
+// the tool's own (they parse), it runs one protocol end to end on the real binary and reports
+// what the binary printed, and bad options exit 2. The full set takes minutes and runs by hand.
+#include "support/shell.hpp"
+#include "support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace protocols_script_test {
+
+namespace {
+
+const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/protocols.py";
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("protocols script: every listed command is one the tool accepts") {
+  const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
+  INFO(listed.out);
+  REQUIRE(listed.status == 0);
+  CHECK(has(listed.out, "replay A100 HF half/half, 20 x 5"));
+  // Each command, with its runs made tiny (one split, one seed, --budget 0), runs: a wrong flag
+  // or file name would exit 2 here.
+  std::size_t commands = 0, pos = 0;
+  while ((pos = listed.out.find("\n  tilevolve ", pos)) != std::string::npos) {
+    pos += 3;
+    std::string cmd = listed.out.substr(pos, listed.out.find('\n', pos) - pos);
+    const auto note = cmd.find("  (S = 0..4)");
+    if (note != std::string::npos) cmd = cmd.substr(0, note);
+    std::size_t s = cmd.find("--seed S");
+    if (s != std::string::npos) cmd.replace(s, 8, "--seed 0");
+    for (const char* big : {"--splits 60", "--splits 20", "--splits 5"})
+      if (std::size_t b = cmd.find(big); b != std::string::npos)
+        cmd.replace(b, std::string(big).size(), "--splits 1");
+    if (std::size_t b = cmd.find("--seeds 5"); b != std::string::npos)
+      cmd.replace(b, 9, "--seeds 1");
+    if (std::size_t b = cmd.find(" --budget 2000"); b != std::string::npos) cmd.erase(b, 14);
+    cmd.replace(0, 9, TILEVOLVE_BINARY);
+    const auto ran = tv::test::run_shell("cd " TILEVOLVE_SOURCE_DIR " && " + cmd +
+                                         " --budget 0 > /dev/null 2>&1");
+    INFO(cmd);
+    CHECK(ran.status == 0);
+    ++commands;
+  }
+  // One command per protocol (a line of its own, unindented), and the set is the issue's.
+  std::size_t names = listed.out.empty() || listed.out[0] == ' ' ? 0 : 1;
+  for (std::size_t i = 0; i + 1 < listed.out.size(); ++i)
+    names += listed.out[i] == '\n' && listed.out[i + 1] != ' ';
+  CHECK(commands == names);
+  CHECK(commands >= 14);
+}
+
+TEST_CASE("protocols script: one protocol end to end, its figures the binary's") {
+  tv::test::ScratchDir dir("tv_protocols");
+  const std::string json = dir.at("out.json");
+  const auto ran = tv::test::run_shell(
+      kScript + " --tool " TILEVOLVE_BINARY " --only 'first command' --json " + json + " 2>&1");
+  INFO(ran.out);
+  REQUIRE(ran.status == 0);
+  CHECK(has(ran.out, "first command (mi300x lecture, split 0)"));
+  CHECK(has(ran.out, "2 of 2 bars met") != has(ran.out, "NOT MET"));
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  const auto& r = j["results"]["first command (mi300x lecture, split 0)"];
+  std::vector<double> seeds = r["seeds"].get<std::vector<double>>();
+  REQUIRE(seeds.size() == 5);
+  std::sort(seeds.begin(), seeds.end());
+  CHECK(r["median"].get<double>() == doctest::Approx(seeds[2]));
+  // The tree's figure is the one `evolve` prints for split 0.
+  const auto one = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                       " evolve --gpu mi300x --seed 3 --json --quiet 2>/dev/null");
+  REQUIRE(one.status == 0);
+  const auto e = nlohmann::json::parse(one.out);
+  CHECK(r["tree"].get<double>() ==
+        doctest::Approx(e["baselines"]["tree"]["test"]["fraction_of_oracle"].get<double>()));
+  CHECK(std::find_if(seeds.begin(), seeds.end(), [&](double v) {
+          return v == doctest::Approx(e["test"]["fraction_of_oracle"].get<double>());
+        }) != seeds.end());
+  CHECK(j["checks"].size() == 2);
+}
+
+TEST_CASE("protocols script: bad options exit 2 and say why") {
+  const auto none = tv::test::run_shell(kScript + " --only no-such-protocol 2>&1");
+  CHECK(none.status == 2);
+  CHECK(has(none.out, "no protocol name contains 'no-such-protocol'"));
+  const auto tool = tv::test::run_shell(kScript + " --tool /nonexistent/tilevolve 2>&1");
+  CHECK(tool.status == 2);
+  CHECK(has(tool.out, "no tilevolve binary at /nonexistent/tilevolve"));
+}
+
+} // namespace protocols_script_test
