@@ -440,6 +440,7 @@ void add_evolve_command(CLI::App& app) {
                   "stop a child whose probe speedup is below (1 - margin) x its parent's")
       ->check(number_in(0, 1))
       ->capture_default_str();
+  add_race_batch_option(*cmd, o->evo.cascade.race_batch);
   add_rule_penalty_option(*cmd, o->evo.rule_penalty);
   add_folds_option(*cmd, o->evo.folds);
   add_result_options(*cmd, o->evo.place_thresholds, o->evo.refit_validation, o->evo.wave_guards,

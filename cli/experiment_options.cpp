@@ -42,6 +42,17 @@ void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
       ->check(number_in(0, 0.5));
 }
 
+void add_race_batch_option(CLI::App& cmd, int& race_batch) {
+  cmd.add_option("--race-batch", race_batch,
+                 "racing: once a run has spent half of its kernel-run cap (only runs with "
+                 "one race), a child past the probe shapes is timed on its new training pairs "
+                 "this many at a time, in a fixed random order, and stopped once its parent "
+                 "surely beats it (2 standard errors past --probe-margin); what racing stopped is "
+                 "timed in full at the end where the cap leaves room; 0 = off")
+      ->check(integer_in(0, 1 << 20))
+      ->capture_default_str();
+}
+
 void add_folds_option(CLI::App& cmd, int& folds) {
   cmd.add_option("--folds", folds,
                  "model selection (experimental): K-fold cross-validation on the training shapes "

@@ -26,6 +26,8 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 /// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
 /// default, means 0 on the analytic model and 0.01 on recorded or measured timings).
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
+/// --race-batch N: stage 2 racing's batch of new pairs (0 = off).
+void add_race_batch_option(CLI::App& cmd, int& race_batch);
 /// What decides the program a run returns: --searched-thresholds (threshold placement off,
 /// EvolutionOptions::place_thresholds), --no-refit-validation (refit validation off,
 /// EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards) and

@@ -84,6 +84,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"refit_validation", r.options.refit_validation},
       {"wave_guards", r.options.wave_guards},
       {"polish", r.options.polish},
+      {"race_batch", r.options.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
       {"splits_at_least_best_single_config", r.splits_at_least_best_single},
@@ -121,6 +122,7 @@ void add_splits_command(CLI::App& app) {
   add_stagnation_option(*cmd, o->study.stagnation);
   add_kernel_run_budget_option(*cmd, o->study.kernel_runs);
   add_rule_penalty_option(*cmd, o->study.rule_penalty);
+  add_race_batch_option(*cmd, o->study.race_batch);
   add_folds_option(*cmd, o->study.folds);
   add_result_options(*cmd, o->study.place_thresholds, o->study.refit_validation,
                      o->study.wave_guards, o->study.polish);

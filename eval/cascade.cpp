@@ -14,15 +14,12 @@ namespace tv {
 
 namespace {
 
-constexpr std::pair<Stage, std::string_view> kStages[] = {{Stage::mutator_failed, "mutator_failed"},
-                                                          {Stage::diff_failed, "diff_failed"},
-                                                          {Stage::parse_failed, "parse_failed"},
-                                                          {Stage::noop, "noop"},
-                                                          {Stage::static_reject, "static_reject"},
-                                                          {Stage::probe_reject, "probe_reject"},
-                                                          {Stage::timing_failed, "timing_failed"},
-                                                          {Stage::over_budget, "over_budget"},
-                                                          {Stage::full, "full"}};
+constexpr std::pair<Stage, std::string_view> kStages[] = {
+    {Stage::mutator_failed, "mutator_failed"}, {Stage::diff_failed, "diff_failed"},
+    {Stage::parse_failed, "parse_failed"},     {Stage::noop, "noop"},
+    {Stage::static_reject, "static_reject"},   {Stage::probe_reject, "probe_reject"},
+    {Stage::race_reject, "race_reject"},       {Stage::timing_failed, "timing_failed"},
+    {Stage::over_budget, "over_budget"},       {Stage::full, "full"}};
 
 /// Picks `count` training rows spanning log M from smallest to largest, preferring at each
 /// step the (N, K) pair used least so far, so probes cover decode, mid and prefill and
@@ -207,7 +204,7 @@ bool CascadeEvaluator::fits(const Program& p, const std::vector<std::size_t>& ro
 }
 
 Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe,
-                                      long long max_new_pairs) {
+                                      long long max_new_pairs, const Program* parent) {
   Evaluation ev;
   // Stage 0: static check, no timing.
   if (auto issues = problem_->static_issues(p); !issues.empty()) {
@@ -251,14 +248,18 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe,
       return ev;
     }
   }
-  // Stage 2: all training shapes.
+  // Stage 2: all training shapes, raced against the parent first.
   if (!fits(p, problem_->train_rows, max_new_pairs, "training shapes", ev)) return ev;
+  const long long before_race = ev.kernel_runs;
+  if (parent && options_.enabled && options_.race_batch > 0 && !race(p, *parent, ev)) return ev;
+  const long long raced = ev.kernel_runs - before_race; // timed by the race, not hits below
   if (!time_rows(p, problem_->train_rows, ev.train_times, ev, why)) {
     ev.stage = Stage::timing_failed;
     ev.reason = why;
     ev.train_times.clear();
     return ev;
   }
+  ev.cache_hits -= raced;
   ev.train = problem_->train->score_times(ev.train_times);
   if (!options_.enabled) ev.probe = cached_probe_score(p);
   ev.stage = Stage::full;

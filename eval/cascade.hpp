@@ -1,6 +1,7 @@
 #pragma once
 /// The cascaded evaluator: stage 0 static check (free), stage 1 a few probe shapes, stage 2
-/// all training shapes. Cheap stages run first; each can stop a program with a reason.
+/// all training shapes, raced against the parent (a sample of the new pairs first). Cheap
+/// stages run first; each can stop a program with a reason.
 /// Timings go through the problem's backend and a per-run cache of (shape, config) pairs.
 #include "eval/counters.hpp"
 #include "eval/measured_configs.hpp"
@@ -26,7 +27,25 @@ struct CascadeOptions {
   /// Score stage 1 on the analytic model of the problem's GPU profile (no kernel runs)
   /// instead of the backend; stage 2 still times on the backend.
   bool analytic_probes = false;
+  /// Racing in stage 2 (with a parent): the new pairs are timed this many at a time, in a
+  /// fixed random order, and the child stops (race_reject) once even kRaceStandardErrors
+  /// above its sample's estimate it would score below (1 - probe_margin) x its parent's.
+  /// 0 = off (every pair of a child past the probes is timed).
+  int race_batch = 8;
 };
+
+/// How sure racing must be: the child stops when its estimate plus this many standard errors
+/// still loses by the probe margin.
+inline constexpr double kRaceStandardErrors = 2.0;
+
+/// Racing's bound, in log score ratio of a child to its parent (weighted mean over all training
+/// shapes of log(parent time / child time)): `known` is the weighted sum over the shapes whose
+/// both pairs are timed, `sample` the weighted terms (weight x log ratio) of the new pairs timed
+/// so far, drawn from `population` new pairs; the unknown rest is estimated from the sample's
+/// mean, plus kRaceStandardErrors standard errors (finite population). `total_weight` is the
+/// weight of every training shape.
+double race_upper_bound(double known, const std::vector<double>& sample, std::size_t population,
+                        double total_weight);
 
 /// How far a program got.
 enum class Stage {
@@ -36,6 +55,7 @@ enum class Stage {
   noop,
   static_reject,
   probe_reject,
+  race_reject, ///< stage 2: lost surely to its parent on a sample of its new training pairs
   timing_failed,
   over_budget, ///< not timed: the pairs it needs would take the run past its kernel-run cap
   full
@@ -64,10 +84,12 @@ public:
   ~CascadeEvaluator();
 
   /// Stages 0-2 for `p`; `reference_probe` is the parent's probe speedup (0 = no reference,
-  /// so stage 1 never rejects). Updates the cache. With `max_new_pairs` >= 0, a stage whose
+  /// so stage 1 never rejects), and with `parent` (fully timed) stage 2 races `p` against it
+  /// (CascadeOptions::race_batch). Updates the cache. With `max_new_pairs` >= 0, a stage whose
   /// uncached pairs would take the program's kernel runs past it is not timed: stage
   /// over_budget (the probe pairs of a program stopped at stage 2 stay timed and counted).
-  Evaluation evaluate(const Program& p, double reference_probe, long long max_new_pairs = -1);
+  Evaluation evaluate(const Program& p, double reference_probe, long long max_new_pairs = -1,
+                      const Program* parent = nullptr);
   /// Times `config` on table rows `rows` (distinct; no probe stage, no scoring): stage full
   /// with train_times one per row, static_reject when it cannot launch, timing_failed when a
   /// pair failed, over_budget (nothing timed) when its uncached pairs pass `max_new_pairs`
@@ -120,6 +142,10 @@ private:
   /// `ev` has timed; else sets ev to over_budget, naming `what`, and returns false.
   bool fits(const Program& p, const std::vector<std::size_t>& rows, long long max_new_pairs,
             const char* what, Evaluation& ev) const;
+  /// Stage 2's race of `p` against `parent` (cascade_race.cpp): times `p`'s new training pairs
+  /// a batch at a time until the rest is too few for a batch (timed then by stage 2 itself);
+  /// false when it stopped `p` (ev: race_reject or timing_failed, with the reason).
+  bool race(const Program& p, const Program& parent, Evaluation& ev);
   /// Times `p` on `rows`, filling `times`; returns false (with reason) if a pair failed.
   bool time_rows(const Program& p, const std::vector<std::size_t>& rows, std::vector<double>& times,
                  Evaluation& ev, std::string& reason);

@@ -23,6 +23,7 @@ constexpr Field kFields[] = {
     {"noop", &Counters::noop},
     {"static_reject", &Counters::static_reject},
     {"probe_reject", &Counters::probe_reject},
+    {"race_reject", &Counters::race_reject, true},
     {"timing_failed", &Counters::timing_failed},
     {"over_budget", &Counters::over_budget, true},
     {"full", &Counters::full},

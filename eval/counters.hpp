@@ -15,6 +15,7 @@ struct Counters {
   long long noop = 0;           ///< child equal to its parent (or a known program): no evaluation
   long long static_reject = 0;  ///< stage 0: some reachable branch cannot launch / be timed
   long long probe_reject = 0;   ///< stage 1: lost clearly to its parent on the probe shapes
+  long long race_reject = 0;    ///< stage 2: lost surely to its parent on a sample of its pairs
   long long timing_failed = 0;  ///< a pair did not time (wrong result, timeout, unmeasured)
   long long over_budget = 0;    ///< not timed: its new pairs would pass the kernel-run cap
   long long full = 0;           ///< stage 2: scored on all training shapes

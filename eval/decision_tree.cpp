@@ -25,7 +25,7 @@ Comparison feature(Feature f, int tm = 0, int tn = 0) {
 }
 
 /// The best split of one node.
-struct Split {
+struct NodeSplit {
   double gain = 0;
   std::size_t feature = 0;
   std::int64_t threshold = 0;
@@ -37,7 +37,7 @@ struct Node {
   Condition path;
   int config = -1;
   double cost = 0;
-  std::optional<Split> split; ///< best split, computed once
+  std::optional<NodeSplit> split; ///< best split, computed once
 };
 
 /// `Cost` is the element type of the cost table: double, or float for a table too large to
@@ -58,8 +58,8 @@ public:
     return {int(it - sum.begin()), *it};
   }
 
-  std::optional<Split> best_split(const Node& n) const {
-    std::optional<Split> best;
+  std::optional<NodeSplit> best_split(const Node& n) const {
+    std::optional<NodeSplit> best;
     const std::size_t m = n.items.size();
     if (m < 2 * std::size_t(std::max(1, o_.min_leaf_shapes))) return best;
     std::vector<double> prefix(cols_), total(cols_, 0.0);
@@ -103,7 +103,7 @@ public:
         const double right = std::min(std::min(r[0], r[1]), std::min(r[2], r[3]));
         const double gain = n.cost - left - right;
         if (gain > 1e-12 && (!best || gain > best->gain + 1e-12)) {
-          Split s;
+          NodeSplit s;
           s.gain = gain;
           s.feature = f;
           s.threshold = tree_threshold(o_.features[f], order[k].first, order[k + 1].first, o_);
@@ -137,7 +137,7 @@ public:
       if (pick < 0) break;
       Node parent = std::move(leaves[std::size_t(pick)]);
       leaves.erase(leaves.begin() + pick);
-      Split& split = parent.split.value(); // engaged: only a leaf with a split is picked
+      NodeSplit& split = parent.split.value(); // engaged: only a leaf with a split is picked
       Comparison le = o_.features[split.feature];
       le.op = CmpOp::le;
       le.value = split.threshold;

@@ -74,6 +74,8 @@ std::string describe_attempt(Stage stage, const std::string& reason, double scor
     return "rejected by the static check: " + reason;
   case Stage::probe_reject:
     return "stopped at the probe shapes: " + reason;
+  case Stage::race_reject:
+    return "stopped by racing: " + reason;
   case Stage::timing_failed:
     return "a timing failed: " + reason;
   case Stage::over_budget:

@@ -43,6 +43,9 @@ inline constexpr double kCostlyKernelShare = 0.30;
 /// Leaf polish (leaf_polish.hpp) times at most this share of the kernel runs the search spent
 /// (a 50,000-shape run would otherwise time a quarter million more pairs: bench_large_problem).
 inline constexpr double kPolishShare = 0.5;
+/// A capped run races children (CascadeOptions::race_batch) once it has spent this share of
+/// its kernel-run cap.
+inline constexpr double kRaceFromCapShare = 0.5;
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
@@ -180,6 +183,9 @@ struct EvolutionResult {
   /// refit validation returned a tree instead), and the kernel runs polish took.
   std::vector<std::string> polish;
   long long polish_kernel_runs = 0;
+  /// Children racing stopped that were timed in full at the end (under a kernel-run cap), and
+  /// the kernel runs that took (in per_operator as "race completion").
+  long long raced_completed = 0, raced_completion_kernel_runs = 0;
   /// The decision-tree baseline fitted on the pairs this run timed, no others (the tree a
   /// user with the same kernel runs would get), with the problem's leaf limit.
   Program cost_matched_tree;
@@ -233,6 +239,9 @@ private:
   /// result `r` when it beats the searched program (see EvolutionOptions::refit_validation).
   void validate_refit_result(EvolutionResult& r) const;
   /// Polishes the result's leaf configs (leaf_polish.hpp) within the kernel-run cap.
+  /// Under a kernel-run cap, times the children racing stopped in full, in order, while their
+  /// pairs fit: the pairs a refit sees are then never fewer than without racing.
+  void complete_raced(EvolutionResult& r);
   void polish_result(EvolutionResult& r);
   /// Runs cross-validation (model_selection.hpp) and hands what it timed to the run.
   void select_model();

@@ -54,6 +54,9 @@ void Evolution::write_checkpoint() {
   st["history"] = s.history.to_json();
   st["front"] = s.front.to_json();
   st["search_penalty"] = s.search_penalty;
+  st["raced"] = nlohmann::json::array();
+  for (const Program& p : s.raced)
+    st["raced"].push_back(print_program(p));
   // Without its pairs: they are in the run's cache below.
   if (s.selection) st["selection"] = s.selection->to_json(false);
   if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
@@ -116,6 +119,13 @@ void Evolution::load_checkpoint() {
     s.front = ComplexityFront::from_json(get_field<nlohmann::json>(st, "front", w));
   if (st.contains("search_penalty"))
     s.search_penalty = get_field<double>(st, "search_penalty", w);
+  s.raced.clear(); // checkpoints written before racing have none
+  if (st.contains("raced"))
+    for (const auto& text : get_field<std::vector<std::string>>(st, "raced", w)) {
+      const ParseResult pr = parse_program(text);
+      if (!pr.ok()) throw InputError(fmt::format("{}: a raced program does not parse", path));
+      s.raced.push_back(*pr.program);
+    }
   if (st.contains("selection"))
     s.selection = ModelSelection::from_json(get_field<nlohmann::json>(st, "selection", w));
   if (st.contains("mutator"))

@@ -59,6 +59,9 @@ struct Evolution::State {
   Lineage lineage;
   Counters counters;
   std::map<std::string, Counters> per_op;
+  /// Children racing stopped (stage race_reject), in order: timed in full at the end when a
+  /// kernel-run cap leaves room (Evolution::complete_raced).
+  std::vector<Program> raced;
   std::vector<Improvement> improvements;
   Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
   ComplexityFront front;                  ///< the best program per rule count

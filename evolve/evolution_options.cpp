@@ -45,7 +45,8 @@ nlohmann::json EvolutionOptions::to_json() const {
                      {"probe_count", cascade.probe_count},
                      {"probe_shapes", cascade.probe_shapes},
                      {"probe_margin", cascade.probe_margin},
-                     {"analytic_probes", cascade.analytic_probes}}}};
+                     {"analytic_probes", cascade.analytic_probes},
+                     {"race_batch", cascade.race_batch}}}};
   kernel_runs.to_json(j); // only when set, so older runs' options read back the same
   if (checkpoint_seconds > 0) j["checkpoint_seconds"] = checkpoint_seconds; // likewise
   return j;
@@ -92,6 +93,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.cascade.probe_count = get_field<int>(c, "probe_count", wc);
   o.cascade.probe_shapes = get_field<std::vector<std::string>>(c, "probe_shapes", wc);
   o.cascade.probe_margin = get_field<double>(c, "probe_margin", wc);
+  // Runs written before racing did not race.
+  o.cascade.race_batch = c.contains("race_batch") ? get_field<int>(c, "race_batch", wc) : 0;
   // Measured runs' settings; runs written before they existed had neither.
   if (j.contains("noise_threshold")) o.noise_threshold = get_field<double>(j, "noise_threshold", w);
   if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);

@@ -40,6 +40,9 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"wave_guards", r.wave_guards},
                {"polish", r.polish},
                {"polish_kernel_runs", r.polish_kernel_runs}};
+  j["racing"] = {{"stopped", r.counters.race_reject},
+                 {"completed", r.raced_completed},
+                 {"completion_kernel_runs", r.raced_completion_kernel_runs}};
   if (r.refit.folds > 0)
     j["refit_validation"] = {{"folds", r.refit.folds},
                              {"leaves", r.refit.leaves},
@@ -145,6 +148,13 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
       out += "  " + line + "\n";
     out += "\n";
   }
+  if (r.raced_completed > 0)
+    out +=
+        fmt::format("Racing stopped {} children on a sample of their new training pairs; "
+                    "{} of them were timed in full at the end, within the kernel-run cap ({} "
+                    "kernel runs), so a refit of the run's measurements sees their pairs too.\n\n",
+                    thousands(r.counters.race_reject), thousands(r.raced_completed),
+                    thousands(r.raced_completion_kernel_runs));
   if (r.refit_verdict.tree_wins)
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
@@ -177,6 +187,8 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   cost.add({"  no-op (same as parent or earlier program)", thousands(c.noop)});
   cost.add({"  rejected by the static check", thousands(c.static_reject)});
   cost.add({"  stopped at the probe shapes", thousands(c.probe_reject)});
+  if (c.race_reject > 0)
+    cost.add({"  stopped by racing on a sample of its new pairs", thousands(c.race_reject)});
   cost.add({"  timing failed", thousands(c.timing_failed)});
   if (c.over_budget > 0)
     cost.add({"  not timed: over the kernel-run budget", thousands(c.over_budget)});
@@ -188,7 +200,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   out += cost.str() + "\n";
   TextTable ops({"operator", "proposed", "full", "better than parent", "new best", "success"});
   for (const auto& [op, oc] : r.per_operator) {
-    if (op == "seed" || op == "selection" || op == "polish") continue;
+    if (op == "seed" || op == "selection" || op == "polish" || op == "race completion") continue;
     ops.add({op, thousands(oc.proposed), thousands(oc.full), thousands(oc.improved),
              thousands(oc.new_best),
              fmt::format("{:.1f}%", oc.proposed ? 100.0 * oc.improved / oc.proposed : 0.0)});

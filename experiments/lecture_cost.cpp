@@ -11,7 +11,8 @@ Section lecture_cost_section(const LectureResult& r, const Catalogue& cat) {
   d.title = cat.text("demo4.title");
   const Counters& c = r.cost.counters;
   const long long other =
-      c.noop + c.mutator_failed + c.diff_failed + c.parse_failed + c.timing_failed + c.over_budget;
+      c.noop + c.mutator_failed + c.diff_failed + c.parse_failed + c.timing_failed + c.over_budget +
+      c.race_reject; // racing needs a kernel-run cap, which the lecture never sets
   const double E = double(r.cost.exhaustive_train);
   ReportTable t{
       {cat.text("demo4.col.item"), cat.text("demo4.col.count"), cat.text("demo4.col.share")}, {}};

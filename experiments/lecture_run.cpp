@@ -111,7 +111,8 @@ Section lecture_run_section(const LectureResult& r, const Problem& p, const Cata
                   {}};
   std::vector<OpRate> rates;
   for (const auto& [op, c] : run.per_operator) {
-    if (op == "seed" || op == "polish") continue; // not operators of the mutator
+    if (op == "seed" || op == "polish" || op == "race completion")
+      continue; // not operators of the mutator
     const double rate = c.proposed ? double(c.improved) / double(c.proposed) : 0.0;
     if (c.proposed > 0) rates.push_back({opt.rows.size(), rate, op});
     opt.rows.push_back({op, format_thousands(c.proposed), format_thousands(c.full),

@@ -122,6 +122,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.refit_validation = options.refit_validation;
       spec.options.wave_guards = options.wave_guards;
       spec.options.polish = options.polish;
+      spec.options.cascade.race_batch = options.race_batch;
       spec.options.kernel_runs = r.options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
@@ -222,7 +223,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.place_thresholds ? std::string() : ", thresholds as searched") +
           (options.refit_validation ? std::string() : ", no refit validation") +
           (options.wave_guards ? std::string() : ", no wave guards") +
-          (options.polish ? std::string() : ", no leaf polish"),
+          (options.polish ? std::string() : ", no leaf polish") +
+          (options.race_batch > 0 ? std::string() : ", no racing"),
       options.problem.vendor_dispatch
           ? " Programs may return the vendor library (--vendor-dispatch), and every fraction is "
             "of min(oracle, vendor library) per shape."

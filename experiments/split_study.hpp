@@ -4,6 +4,7 @@
 /// table built from the same training half. One split is one draw of the luck of which shapes land
 /// in train; the study shows how much of a comparison is that luck (the spread over splits and
 /// seeds) and how much is the method (the mean over splits).
+#include "eval/cascade.hpp"
 #include "eval/problem.hpp"
 #include "evolve/kernel_run_budget.hpp"
 #include "experiments/report.hpp"
@@ -32,6 +33,7 @@ struct SplitStudyOptions {
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
   bool polish = true;           ///< EvolutionOptions::polish
+  int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).
   KernelRunBudget kernel_runs = KernelRunBudget::from_backend();

@@ -16,9 +16,9 @@ using json = nlohmann::json;
 constexpr std::size_t kMaxOps = 64; ///< distinct operator names kept; more go to "other"
 
 /// The cascade stages a program event may name; anything else counts as "unknown".
-constexpr const char* kStageNames[] = {"mutator_failed", "diff_failed",   "parse_failed",
-                                       "noop",           "static_reject", "probe_reject",
-                                       "timing_failed",  "over_budget",   "full"};
+constexpr const char* kStageNames[] = {
+    "mutator_failed", "diff_failed", "parse_failed",  "noop",        "static_reject",
+    "probe_reject",   "race_reject", "timing_failed", "over_budget", "full"};
 
 std::string known_stage(const std::string& s) {
   for (const char* k : kStageNames)
@@ -220,8 +220,9 @@ void RunView::apply(const json& e) {
     apply_new_best(e);
   } else if (*kind == "result") {
     if (auto b = best_point(e); b && !bests_.empty()) result_ = std::move(*b);
-  } else if (*kind == "polish") {
-    total_.kernel_runs += count_field(e, "kernel_runs").value_or(0); // leaf polish, at the end
+  } else if (*kind == "polish" || *kind == "race_completion") {
+    // leaf polish and the raced children timed in full, both at the end
+    total_.kernel_runs += count_field(e, "kernel_runs").value_or(0);
   } else if (*kind == "start") {
     start_ = scalars(e, {"seed", "budget", "mutator", "train_shapes", "test_shapes"});
   } else if (*kind == "end") {

@@ -51,7 +51,8 @@ void check_common(const AblationResult& r) {
       CHECK(run.best_train.fraction_of_oracle <= 1.0 + 1e-12);
       const Counters& c = run.counters;
       CHECK(c.proposed == c.mutator_failed + c.diff_failed + c.parse_failed + c.noop +
-                              c.static_reject + c.probe_reject + c.timing_failed + c.full);
+                              c.static_reject + c.probe_reject + c.race_reject + c.timing_failed +
+                              c.over_budget + c.full);
       CHECK(c.kernel_runs < r.exhaustive_train);
     }
   }

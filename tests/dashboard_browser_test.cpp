@@ -175,7 +175,7 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
   const auto improvements = summary["improvements"].size();
   CHECK(points["chart-progress"][0] == improvements + 1); // every new best, and the last program
   CHECK(points["chart-progress"][1] == improvements + 1); // their test scores
-  CHECK(points["chart-cascade"][0] == 9); // one bar per stage (over_budget included)
+  CHECK(points["chart-cascade"][0] == 10); // one bar per stage (race_reject, over_budget included)
   CHECK(points["chart-operators"][0].get<int>() >= 5);
   for (const char* half : {"chart-shapes-train", "chart-shapes-test"}) {
     REQUIRE(points[half].size() == 4); // best, best single, per-M table, oracle

@@ -134,7 +134,7 @@ TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never 
   CHECK(c.cache_hits > 0);
   // The stages partition the proposals.
   CHECK(c.mutator_failed + c.diff_failed + c.parse_failed + c.noop + c.static_reject +
-            c.probe_reject + c.timing_failed + c.full ==
+            c.probe_reject + c.race_reject + c.timing_failed + c.over_budget + c.full ==
         c.proposed);
   // Per-operator counters add up to the totals.
   Counters sum;

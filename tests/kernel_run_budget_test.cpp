@@ -130,6 +130,9 @@ TEST_CASE("kernel_run_budget: a capped run is the uncapped run cut short before 
   EvolutionOptions o;
   o.seed = 2;
   o.budget = 300;
+  // Racing off: from half the cap on, a capped run races children the uncapped run times in
+  // full (cascade_race_test checks that).
+  o.cascade.race_batch = 0;
   test::ScratchDir dirs("tv_kernel_budget");
   const EvolutionResult full = Evolution(p, m, o, dirs.at("full")).run();
   REQUIRE(full.stop_reason == "budget");
@@ -215,10 +218,7 @@ TEST_CASE("kernel_run_budget: evolve and splits take --max-kernel-runs and refus
 namespace kernel_run_budget_test {
 
 TEST_CASE("kernel_run_budget: re-measuring would-be new bests stays inside the cap too") {
-  ProblemSpec spec;
-  spec.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
-  spec.gpu_is_default = true;
-  const auto replay = load_problem(spec);
+  const auto replay = test::replay_problem("a100_hf_mm.txt");
   MockLlm m(replay->gpu, mock_options_for(*replay, {}));
   int confirmed_stops = 0;
   for (long long cap : {150LL, 300LL, 450LL, 600LL, 900LL}) {

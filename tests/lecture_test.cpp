@@ -36,7 +36,7 @@ const LectureResult& small_lecture() {
 
 long long stage_sum(const Counters& c) {
   return c.mutator_failed + c.diff_failed + c.parse_failed + c.noop + c.static_reject +
-         c.probe_reject + c.timing_failed + c.full;
+         c.probe_reject + c.race_reject + c.timing_failed + c.over_budget + c.full;
 }
 
 void check_counters(const EvolutionResult& run) {

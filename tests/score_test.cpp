@@ -28,19 +28,13 @@ TimeTable two_by_two(double weight_a, double weight_b) {
                    std::move(t), false);
 }
 
-Program constant(const Config& c) {
-  Program p;
-  p.default_config = c;
-  return p;
-}
-
 } // namespace
 
 TEST_CASE("score: weighted geomeans, plain geomeans and the uplift of total weighted time") {
   const TimeTable t = two_by_two(3, 1);
-  const Scorer s(t, {0, 1}, constant(t.configs()[0]));
+  const Scorer s(t, {0, 1}, test::constant_program(t.configs()[0]));
   CHECK(s.weighted());
-  const SetScore p = s.score(constant(t.configs()[1]));
+  const SetScore p = s.score(test::constant_program(t.configs()[1]));
   REQUIRE(p.valid);
   CHECK(p.weighted);
   // Speedups 2 (a) and 0.5 (b); weights 3/4 and 1/4.
@@ -53,7 +47,7 @@ TEST_CASE("score: weighted geomeans, plain geomeans and the uplift of total weig
   CHECK(p.plain_fraction_of_oracle == doctest::Approx(std::sqrt(0.5)));
   const SetScore o = s.oracle();
   CHECK(o.uplift == doctest::Approx(7.0 / 4.0));
-  CHECK(s.score(constant(t.configs()[0])).uplift == doctest::Approx(1.0));
+  CHECK(s.score(test::constant_program(t.configs()[0])).uplift == doctest::Approx(1.0));
 
   const auto j = score_json(p);
   CHECK(j["weighted"] == true);
@@ -68,9 +62,9 @@ TEST_CASE("score: weighted geomeans, plain geomeans and the uplift of total weig
 
 TEST_CASE("score: with equal weights the plain figures are the weighted ones") {
   const TimeTable t = two_by_two(2, 2);
-  const Scorer s(t, {0, 1}, constant(t.configs()[0]));
+  const Scorer s(t, {0, 1}, test::constant_program(t.configs()[0]));
   CHECK_FALSE(s.weighted());
-  const SetScore p = s.score(constant(t.configs()[1]));
+  const SetScore p = s.score(test::constant_program(t.configs()[1]));
   CHECK_FALSE(p.weighted);
   CHECK(p.speedup_vs_expert == doctest::Approx(p.plain_speedup_vs_expert));
   CHECK(p.fraction_of_oracle == doctest::Approx(p.plain_fraction_of_oracle));
@@ -79,10 +73,10 @@ TEST_CASE("score: with equal weights the plain figures are the weighted ones") {
 
 TEST_CASE("score: the methods table shows uplift and plain figures only when weights differ") {
   const TimeTable t = two_by_two(3, 1);
-  const Scorer s(t, {0, 1}, constant(t.configs()[0]));
+  const Scorer s(t, {0, 1}, test::constant_program(t.configs()[0]));
   MethodResult m;
   m.label = "program";
-  m.train = m.test = s.score(constant(t.configs()[1]));
+  m.train = m.test = s.score(test::constant_program(t.configs()[1]));
   const std::string w = methods_table({m});
   CHECK(w.find("train uplift") != std::string::npos);
   CHECK(w.find("1.400x") != std::string::npos);
@@ -90,8 +84,8 @@ TEST_CASE("score: the methods table shows uplift and plain figures only when wei
   CHECK(w.find("1.000x") != std::string::npos); // the plain speedup
 
   const TimeTable e = two_by_two(1, 1);
-  const Scorer se(e, {0, 1}, constant(e.configs()[0]));
-  m.train = m.test = se.score(constant(e.configs()[1]));
+  const Scorer se(e, {0, 1}, test::constant_program(e.configs()[0]));
+  m.train = m.test = se.score(test::constant_program(e.configs()[1]));
   const std::string u = methods_table({m});
   CHECK(u.find("uplift") == std::string::npos);
   CHECK(u.find("Plain") == std::string::npos);

@@ -18,6 +18,7 @@ const methodNames = {
 const stageNames = [
   ['mutator_failed', 'mutator failed'], ['diff_failed', 'diff failed'], ['parse_failed', 'parse failed'],
   ['noop', 'no-op'], ['static_reject', 'static check'], ['probe_reject', 'probe shapes'],
+  ['race_reject', 'racing'],
   ['timing_failed', 'timing failed'], ['over_budget', 'over the kernel-run budget'],
   ['full', 'fully evaluated'],
 ];

@@ -68,4 +68,20 @@ inline Config cfg(int bm, int bn, int bk, int warps, int stages, int group) {
   return c;
 }
 
+/// A fresh problem replaying data/replay/`file` (its keys the shapes, the GPU profile the file
+/// names, the random split with seed 0).
+inline std::unique_ptr<Problem> replay_problem(const std::string& file) {
+  ProblemSpec spec;
+  spec.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/" + file;
+  spec.gpu_is_default = true;
+  return load_problem(spec);
+}
+
+/// The program that returns `c` for every shape.
+inline Program constant_program(const Config& c) {
+  Program p;
+  p.default_config = c;
+  return p;
+}
+
 } // namespace tv::test
