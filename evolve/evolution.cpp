@@ -708,6 +708,7 @@ EvolutionResult Evolution::finish() {
   r.best_diff = s.best_diff;
   r.best_op = s.best_op;
   r.front = s.front;
+  complete_raced(r); // before any refit of the run's measurements, on every path
   if (s.selection) {
     // Model selection: what cross-validation preferred, a tree refitted on the run's
     // measurements or the front's choice under the chosen charge.
@@ -727,7 +728,6 @@ EvolutionResult Evolution::finish() {
       place_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
-    complete_raced(r);
     if (options_.polish) polish_result(r);
     if (options_.refit_validation) validate_refit_result(r);
     if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);
