@@ -149,12 +149,12 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += "\n";
   }
   if (r.raced_completed > 0)
-    out +=
-        fmt::format("Racing stopped {} children on a sample of their new training pairs; "
-                    "{} of them were timed in full at the end, within the kernel-run cap ({} "
-                    "kernel runs), so a refit of the run's measurements sees their pairs too.\n\n",
-                    thousands(r.counters.race_reject), thousands(r.raced_completed),
-                    thousands(r.raced_completion_kernel_runs));
+    out += fmt::format("Racing stopped {} on a sample of the new training pairs; {} of them "
+                       "timed in full at the end, within the kernel-run cap ({}), so a refit of "
+                       "the run's measurements sees their pairs too.\n\n",
+                       counted(r.counters.race_reject, "child", "children"),
+                       thousands(r.raced_completed),
+                       counted(r.raced_completion_kernel_runs, "kernel run", "kernel runs"));
   if (r.refit_verdict.tree_wins)
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
