@@ -1,7 +1,8 @@
 #pragma once
 /// The cascaded evaluator: stage 0 static check (free), stage 1 a few probe shapes, stage 2
-/// all training shapes, raced against the parent (a sample of the new pairs first). Cheap
-/// stages run first; each can stop a program with a reason.
+/// all training shapes, raced against the parent when the caller passes one (a sample of the
+/// new pairs first; Evolution does once half its kernel-run cap is spent). Cheap stages run
+/// first; each can stop a program with a reason.
 /// Timings go through the problem's backend and a per-run cache of (shape, config) pairs.
 #include "eval/counters.hpp"
 #include "eval/measured_configs.hpp"
