@@ -63,6 +63,7 @@ KernelRunBudget KernelRunBudget::parse(std::string_view text) {
         !(p <= 100))
       refuse(text);
     b.share = p / 100;
+    if (!(b.share > 0)) refuse(text); // so small a percentage that its fraction underflows to 0
     return b;
   }
   long long n = 0;
