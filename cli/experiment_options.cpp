@@ -58,8 +58,8 @@ void add_folds_option(CLI::App& cmd, int& folds) {
                  "model selection (experimental): K-fold cross-validation on the training shapes "
                  "picks the result from the run's front of programs by size (thresholds placed "
                  "between training values) or a tree refitted on its measurements; each fold is "
-                 "one more search of the same budget; 0 = off: the result is the best training "
-                 "score")
+                 "one more search of the same --budget, and under --max-kernel-runs the folds "
+                 "share half of the cap; 0 = off: the result is the best training score")
       ->check(CLI::IsMember({0, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
       ->capture_default_str();
 }

@@ -120,6 +120,9 @@ public:
   long long exhaustive_train_runs() const;
   /// Short category of a static-check reason ("registers", "shared memory", ...).
   static std::string reason_category(const std::string& reason);
+  /// Pairs of `p` on table rows `rows` (distinct) not cached yet: the kernel runs timing it
+  /// there would cost.
+  long long uncached(const Program& p, const std::vector<std::size_t>& rows) const;
   /// Number of distinct (shape, config) pairs cached.
   std::size_t cached_pairs() const { return cache_order_.size(); }
   /// The cached pairs (which (shape, config) pairs were measured), for checkpoints.
@@ -137,8 +140,6 @@ private:
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
-  /// Pairs of `p` on `rows` not cached yet.
-  long long uncached(const Program& p, const std::vector<std::size_t>& rows) const;
   /// True when `p`'s uncached pairs on `rows` fit in `max_new_pairs` (< 0: no limit) less what
   /// `ev` has timed; else sets ev to over_budget, naming `what`, and returns false.
   bool fits(const Program& p, const std::vector<std::size_t>& rows, long long max_new_pairs,

@@ -522,6 +522,21 @@ void Evolution::step_batch(long long count) {
 
 EvolutionResult Evolution::loop() {
   State& s = *s_;
+  if (!s.seeded && kernel_cap() > 0) {
+    // Every run starts by timing the expert on the training shapes; a cap below that cannot
+    // be kept, so it is refused rather than passed.
+    const long long need = s.eval.uncached(problem_->expert, problem_->train_rows);
+    if (need > kernel_runs_left())
+      throw InputError(fmt::format(
+          "--max-kernel-runs: a cap of {} kernel runs ({:.2f}% of exhaustive tuning) is below "
+          "the {} it takes to time the expert program on the {} training shapes, where every "
+          "run starts; give at least {} (or {:.2f}%)",
+          kernel_cap(), 100.0 * double(kernel_cap()) / double(s.eval.exhaustive_train_runs()), need,
+          problem_->train_rows.size(), need + s.counters.kernel_runs,
+          std::ceil(10000.0 * double(need + s.counters.kernel_runs) /
+                    double(s.eval.exhaustive_train_runs())) /
+              100.0));
+  }
   if (options_.folds > 0 && !s.selection) select_model();
   if (!s.seeded) {
     seed_run();
@@ -565,6 +580,7 @@ EvolutionResult Evolution::loop() {
 
 EvolutionResult Evolution::run() {
   s_ = std::make_unique<State>(*problem_, options_);
+  if (!known_pairs_.is_null()) s_->eval.cache_from_json(known_pairs_);
   if (!dir_.empty()) {
     namespace fs = std::filesystem;
     std::error_code ec;

@@ -217,6 +217,10 @@ public:
   /// A decision tree of at most `leaves` leaves fitted on the pairs the run timed so far, no
   /// others (a pair it did not time counts as 1.25 x the shape's fastest timed one).
   Program measured_tree(int leaves) const;
+  /// Pairs another run already timed on this problem's table (CascadeEvaluator::cache_to_json
+  /// form), known to this run from its start: reading them is a cache hit, not a kernel run
+  /// (their cost is counted where they were timed). Call before run().
+  void know_pairs(nlohmann::json pairs) { known_pairs_ = std::move(pairs); }
   /// Called after every batch (e.g. for a progress line).
   void on_progress(std::function<void(const Progress&)> f) { progress_ = std::move(f); }
   /// The run's config.json content for `problem` and `options` (the backend's defaults
@@ -265,6 +269,7 @@ private:
   EvolutionOptions options_;
   std::string dir_;
   std::unique_ptr<State> s_;
+  nlohmann::json known_pairs_; ///< know_pairs(); null: none
   std::function<void(const Progress&)> progress_;
 };
 

@@ -79,12 +79,28 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
   out.folds = k;
   const auto folds = deal_folds(problem.train_rows, k, options.seed);
 
-  CascadeEvaluator pairs(problem, options.cascade); // the union of what the folds timed
-  nlohmann::json timed = nlohmann::json::array();
+  // The union of what the folds timed. Each fold starts from it: a pair one fold timed is a
+  // cache hit for the next, so the folds' cost grows by what is new to them.
+  CascadeEvaluator pairs(problem, options.cascade);
+  // The expert on every training shape first, as the main run would start: every fold run
+  // starts from it too, so no fold's cap goes to timing its own start.
+  if (const Evaluation ev = pairs.evaluate(problem.expert, 0.0); ev.stage != Stage::full)
+    throw InputError(fmt::format("the expert program could not be evaluated: {}", ev.reason));
+  nlohmann::json timed = pairs.cache_to_json();
   const auto collect = [&](const nlohmann::json& cache) {
     for (const auto& e : cache)
       timed.push_back(e);
+    pairs.cache_from_json(timed);
+    return (long long)pairs.cached_pairs();
   };
+  // Under a kernel-run cap the folds together time at most kSelectionCapShare of it, so the
+  // main search keeps the rest: each fold has an equal part of what is left, half for its
+  // search and the rest for timing its choices on its held-out shapes.
+  const long long cap =
+      options.kernel_runs.any() ? options.kernel_runs.cap(pairs.exhaustive_train_runs()) : 0;
+  const long long allowance =
+      cap > 0 ? std::max(1LL, (long long)(kSelectionCapShare * double(cap))) : -1;
+  long long spent = (long long)pairs.cached_pairs(); // distinct pairs timed so far
   double weight_total = 0;
   for (int f = 0; f < k; ++f) {
     std::vector<std::size_t> fit_rows;
@@ -94,26 +110,40 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
     const auto fit = sub_problem(problem, fit_rows, folds[f]);
     const auto held = sub_problem(problem, folds[f], fit_rows);
 
+    const long long fold_allowance =
+        allowance > 0 ? std::max(0LL, (allowance - spent) / (k - f)) : -1;
     EvolutionOptions fo = options;
     fo.folds = 0;
     fo.seed = hash_mix(options.seed, std::uint64_t(f) + 1);
+    if (fold_allowance >= 0) {
+      fo.kernel_runs = KernelRunBudget{};
+      fo.kernel_runs.runs = std::max(1LL, fold_allowance / 2);
+    }
     std::unique_ptr<Mutator> m = mutator.fork();
     if (!m) m = std::make_unique<MockLlm>(problem.gpu, mock_options_for(problem, {}));
     Evolution run(*fit, *m, fo);
+    run.know_pairs(timed);
     const EvolutionResult r = run.run();
-    collect(run.timed_pairs());
+    const long long before = spent;
+    spent = collect(run.timed_pairs());
+    // What the fold may still time for its held-out choices (-1: no cap).
+    long long held_left =
+        fold_allowance >= 0 ? std::max(0LL, fold_allowance - (spent - before)) : -1;
 
     std::vector<Shape> fit_shapes;
     for (std::size_t row : fit_rows)
       fit_shapes.push_back(problem.shape(row));
     CascadeEvaluator held_eval(*held, options.cascade);
+    held_eval.cache_from_json(timed);
     std::map<std::uint64_t, double> log_speedup_of; // by program id
     const double w = double(folds[f].size());
     weight_total += w;
     const auto held_out_log = [&](const Program& placed) {
-      const Evaluation ev = held_eval.evaluate(placed, 0.0);
-      // A choice that cannot be timed on the held-out fold counts as a large loss (as the
-      // expert's time it would flatter it), so it is never chosen.
+      const Evaluation ev = held_eval.evaluate(placed, 0.0, held_left);
+      if (held_left >= 0) held_left = std::max(0LL, held_left - ev.kernel_runs);
+      // A choice that cannot be timed on the held-out fold (a failed pair, or more new pairs
+      // than the cap leaves) counts as a large loss (as the expert's time it would flatter
+      // it), so it is never chosen.
       return ev.stage == Stage::full && ev.train.valid ? std::log(ev.train.speedup_vs_expert)
                                                         : -std::log(2.0);
     };
@@ -134,7 +164,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
       out.held_out[i] += w * it->second;
       out.mean_sizes[i] += double(program_size(e->candidate.program)) / double(k);
     }
-    collect(held_eval.cache_to_json());
+    spent = collect(held_eval.cache_to_json());
   }
   for (double& v : out.held_out)
     v = std::exp(v / weight_total);
@@ -150,9 +180,8 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
     if (out.tree_held_out[i] > out.tree_held_out[best_tree]) best_tree = i;
   if (!out.leaves.empty() && out.tree_held_out[best_tree] > out.held_out[pick])
     out.tree_leaves = out.leaves[best_tree];
-  pairs.cache_from_json(timed);
   out.cache = pairs.cache_to_json();
-  out.kernel_runs = pairs.cached_pairs();
+  out.kernel_runs = spent;
   return out;
 }
 

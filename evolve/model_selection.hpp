@@ -9,7 +9,9 @@
 /// held-out fold. The charge whose choices do best on the held-out folds (weighted geometric
 /// mean speedup over the expert; ties: the larger charge, i.e. the simpler programs) is the
 /// one the main run uses to choose its result from its own front. Every pair the folds time
-/// is counted as a kernel run, once, and handed to the main run's cache.
+/// is counted as a kernel run, once, and handed to the main run's cache; each fold starts from
+/// what the folds before it timed. Under a kernel-run cap the folds share kSelectionCapShare
+/// of it, so the whole run (folds and main search) stays within the cap.
 #include "eval/problem.hpp"
 #include "evolve/mutator.hpp"
 
@@ -21,6 +23,10 @@
 namespace tv {
 
 struct EvolutionOptions;
+
+/// The share of a run's kernel-run cap its cross-validation folds may spend together (the main
+/// search has the rest).
+inline constexpr double kSelectionCapShare = 0.5;
 
 /// The charges per rule model selection chooses from.
 std::vector<double> selection_penalties();

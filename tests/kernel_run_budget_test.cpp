@@ -214,6 +214,29 @@ TEST_CASE("kernel_run_budget: evolve and splits take --max-kernel-runs and refus
   }
 }
 
+TEST_CASE("kernel_run_budget: a cap below what timing the expert takes is refused, not passed") {
+  const std::string bin = TILEVOLVE_BINARY;
+  // A100 HF, the default split: 106 training shapes, 29 configs (3,074 pairs exhaustive).
+  const std::string replay =
+      " --backend replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
+  for (const char* cap : {"10", "3%"}) {
+    INFO(cap);
+    const auto r = test::run_shell(bin + " evolve" + replay + " --max-kernel-runs " + cap +
+                                   " 2>&1 >/dev/null");
+    CHECK(r.status == 2);
+    CHECK(r.out.find("below the 106 it takes to time the expert program on the 106 training "
+                     "shapes") != std::string::npos);
+    CHECK(r.out.find("give at least 106 (or 3.45%)") != std::string::npos);
+  }
+  // The least it names is enough: the run starts, and stays within it.
+  const auto ok =
+      test::run_shell(bin + " evolve" + replay + " --max-kernel-runs 106 --json 2>/dev/null");
+  REQUIRE(ok.status == 0);
+  const auto j = nlohmann::json::parse(ok.out);
+  CHECK(j["kernel_runs"].get<long long>() <= 106);
+  CHECK(j["stop_reason"] == "kernel-run budget");
+}
+
 } // namespace kernel_run_budget_test
 
 namespace kernel_run_budget_test {

@@ -178,4 +178,40 @@ TEST_CASE("a run with model selection resumes from a checkpoint to the same resu
   CHECK(events.find("\"event\":\"selection\"") == events.rfind("\"event\":\"selection\""));
 }
 
+TEST_CASE("under a kernel-run cap the folds share half of it and the whole run stays within it") {
+  const auto p = test::replay_problem("a100_hf_mm.txt");
+  MockLlm m(p->gpu, mock_options_for(*p, {}));
+  EvolutionOptions o = options(0, 4);
+  o.kernel_runs = KernelRunBudget::parse("30%");
+  const EvolutionResult r = Evolution(*p, m, o).run();
+  REQUIRE(r.selection.folds == 4);
+  const long long cap = o.kernel_runs.cap(r.exhaustive_train_runs);
+  CHECK(r.selection.kernel_runs > 0);
+  CHECK(r.selection.kernel_runs <= (long long)(kSelectionCapShare * double(cap)));
+  CHECK(r.counters.kernel_runs <= cap);
+  // The main search had the rest of the cap to time new pairs with.
+  CHECK(r.counters.kernel_runs > r.selection.kernel_runs);
+  CHECK(r.per_operator.at("selection").kernel_runs == r.selection.kernel_runs);
+}
+
+TEST_CASE("a run that knows another run's pairs does not time them again") {
+  const auto p = test::replay_problem("a100_mm.txt");
+  MockLlm m(p->gpu, mock_options_for(*p, {}));
+  EvolutionOptions o = options(1, 0);
+  o.budget = 40;
+  o.kernel_runs = KernelRunBudget::parse("none");
+  Evolution first(*p, m, o);
+  const EvolutionResult a = first.run();
+  REQUIRE(a.per_operator.at("seed").kernel_runs > 0);
+  MockLlm m2(p->gpu, mock_options_for(*p, {}));
+  Evolution second(*p, m2, o);
+  second.know_pairs(first.timed_pairs());
+  const EvolutionResult b = second.run();
+  // The expert's pairs were all timed by the first run: the second's start costs nothing.
+  CHECK(b.per_operator.at("seed").kernel_runs == 0);
+  CHECK(b.counters.kernel_runs < a.counters.kernel_runs);
+  // What it knew is among its pairs.
+  CHECK(second.timed_pairs().size() >= first.timed_pairs().size());
+}
+
 } // namespace model_selection_test
