@@ -1,30 +1,23 @@
 // The evolution loop (see evolution.hpp): seeding, proposing a batch, settling each child
-// (diff, parse, cascade, database), stop reasons and the results.
+// (diff, parse, cascade, database) and stop reasons.
 //
-// Map: the loop is this file; EvolutionOptions::to_json/from_json and run_config are
+// Map: the loop is this file; what follows it (race completion, polish, refit validation,
+// finish) is evolution_result.cpp; EvolutionOptions::to_json/from_json and run_config are
 // evolution_options.cpp; checkpoints (write, load, resume) are evolution_checkpoint.cpp; the
 // run state they share (Evolution::State) is evolution_detail.hpp.
 #include "evolve/evolution.hpp"
 
-#include "eval/decision_tree.hpp"
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
-#include "evolve/leaf_polish.hpp"
 #include "evolve/mutators/reply_parser.hpp"
-#include "evolve/refit.hpp"
-#include "evolve/refit_validation.hpp"
 #include "evolve/run_dir.hpp"
-#include "evolve/run_exports.hpp"
 #include "evolve/viewer_data.hpp"
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
 #include "ir/line_diff.hpp"
-#include "ir/simplify.hpp"
 #include "ir/text.hpp"
-#include "ir/threshold_placement.hpp"
-#include "ir/wave_guards.hpp"
 #include "models/json_text.hpp"
 
 #include <chrono>
@@ -88,33 +81,6 @@ std::string diff_text_of(const std::string& reply, const std::string& parent_tex
                                         : format_diff(diff_lines(parent_text, print_program(child)));
 }
 
-/// Per training shape, what the run measured on it (the fastest first).
-std::vector<ShapeFeedback> measured_feedback(const CascadeEvaluator& eval, const Problem& problem,
-                                             const std::vector<Shape>& train_shapes) {
-  std::vector<ShapeFeedback> feedback;
-  for (std::size_t i = 0; i < problem.train_rows.size(); ++i) {
-    ShapeFeedback f;
-    f.shape = train_shapes[i];
-    f.measured = eval.fastest(problem.train_rows[i], std::numeric_limits<std::size_t>::max());
-    feedback.push_back(std::move(f));
-  }
-  return feedback;
-}
-
-/// A decision tree fitted only on the pairs the run timed (refit.hpp: a pair it did not time
-/// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
-/// runs.
-Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
-                         const std::vector<Shape>& train_shapes, int leaves) {
-  const std::vector<ShapeFeedback> feedback = measured_feedback(eval, problem, train_shapes);
-  RefitChoice choice;
-  choice.max_leaves = leaves;
-  choice.features = default_tree_features();
-  choice.penalty = 1.25;
-  const std::optional<Program> tree = refit_program(feedback, choice);
-  return tree ? *tree : problem.expert;
-}
-
 } // namespace
 
 // Options (to_json, from_json) and run_config: evolution_options.cpp.
@@ -135,10 +101,6 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
 
 double Evolution::selection_score(double speedup, const Program& p) const {
   return speedup * std::pow(1.0 - s_->search_penalty, double(p.rules.size()));
-}
-
-Program Evolution::measured_tree(int leaves) const {
-  return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves);
 }
 
 nlohmann::json Evolution::timed_pairs() const {
@@ -602,213 +564,6 @@ EvolutionResult Evolution::run() {
 
 // Checkpoints (write_checkpoint, load_checkpoint, resume): evolution_checkpoint.cpp.
 
-// ---------------------------------------------------------------- results
-
-namespace {
-
-/// Makes `tree`, refitted on the run's measurements with at most `leaves` leaves, the result.
-void adopt_tree(EvolutionResult& r, Program tree, int leaves) {
-  r.best.program = std::move(tree);
-  r.best.id = 0;
-  r.best_reply.clear();
-  r.best_diff.clear();
-  r.best_op = "refit";
-  r.selected_from = fmt::format("tree {}", leaves);
-}
-
-/// Moves the result's thresholds between the training values they separate, noting each move.
-void place_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units) {
-  PlacedThresholds placed = place_thresholds(r.best.program, train_shapes, units);
-  r.best.program = std::move(placed.program);
-  r.placement = std::move(placed.changes);
-}
-
-/// Keeps each of the result's rules to the waves its training shapes fill, noting each guard.
-void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units) {
-  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units);
-  r.best.program = std::move(guarded.program);
-  r.wave_guards = std::move(guarded.changes);
-}
-
-} // namespace
-
-void Evolution::complete_raced(EvolutionResult& r) {
-  State& s = *s_;
-  // Only under a cap: what racing saved is the cap's to spend. Without one, the kernel runs
-  // racing saved stay saved.
-  if (kernel_runs_left() < 0) return;
-  Counters& done = s.per_op["race completion"];
-  for (const Program& p : s.raced) {
-    // Neither probes nor racing can stop it now (no reference, no parent); the cap can.
-    const Evaluation ev = s.eval.evaluate(p, 0.0, kernel_runs_left());
-    s.counters.kernel_runs += ev.kernel_runs;
-    done.kernel_runs += ev.kernel_runs;
-    if (ev.stage == Stage::over_budget) break;
-    if (ev.stage == Stage::full) ++r.raced_completed;
-  }
-  r.raced_completion_kernel_runs = done.kernel_runs;
-}
-
-void Evolution::polish_result(EvolutionResult& r) {
-  State& s = *s_;
-  const std::vector<Config> space = problem_->backend->complete_table()
-                                        ? problem_->table->configs()
-                                        : model_configs(problem_->gpu, problem_->dtypes());
-  // Polish times at most a share of what the search timed, and never past the cap. Its runs so
-  // far are in per_op["polish"]: a resumed finished run polishes again from the cache, under
-  // the same allowance and with less of it left, so it decides the same and times nothing.
-  long long& polished_runs = s.per_op["polish"].kernel_runs;
-  const long long allowance =
-      (long long)(kPolishShare * double(s.counters.kernel_runs - polished_runs));
-  std::vector<std::size_t> rows;
-  const LeafCost cost = [&](const std::vector<std::size_t>& which,
-                            const Config& c) -> std::optional<double> {
-    rows.clear();
-    for (std::size_t i : which)
-      rows.push_back(problem_->train_rows[i]);
-    long long limit = allowance - polished_runs;
-    if (const long long left = kernel_runs_left(); left >= 0) limit = std::min(limit, left);
-    const Evaluation ev = s.eval.time_config(c, rows, std::max(0LL, limit));
-    // Kernel runs only (no cache hits): a resumed finished run polishes again, from its cache,
-    // and must count the same.
-    s.counters.kernel_runs += ev.kernel_runs;
-    polished_runs += ev.kernel_runs;
-    if (ev.stage != Stage::full) return std::nullopt;
-    double sum = 0;
-    for (std::size_t k = 0; k < which.size(); ++k)
-      sum += std::max(0.0, s.train_shapes[which[k]].weight) * std::log(ev.train_times[k]);
-    return sum;
-  };
-  PolishedLeaves polished =
-      polish_leaves(r.best.program, space, s.train_shapes, cost, 1.0 + options_.noise_threshold);
-  r.polish_kernel_runs = polished_runs;
-  if (polished.changes.empty()) return;
-  r.best.program = std::move(polished.program);
-  r.polish = std::move(polished.changes);
-}
-
-void Evolution::validate_refit_result(EvolutionResult& r) const {
-  const State& s = *s_;
-  std::vector<ShapeFeedback> feedback = measured_feedback(s.eval, *problem_, s.train_shapes);
-  std::vector<double> searched_log, weights;
-  // The searched program as the run returns it (its leaves polished).
-  const auto times = s.eval.cached_times(r.best.program, problem_->train_rows);
-  for (std::size_t i = 0; i < feedback.size(); ++i) {
-    ShapeFeedback& f = feedback[i];
-    f.expert_seconds = s.eval.cached_time(problem_->train_rows[i], problem_->expert.choose(f.shape));
-    if (!(f.expert_seconds > 0 && std::isfinite(f.expert_seconds) && std::isfinite(times[i])))
-      return; // nothing to compare with (a pair the run never timed)
-    searched_log.push_back(std::log(f.expert_seconds / times[i]));
-    weights.push_back(std::max(0.0, f.shape.weight));
-  }
-  // Folds mirror the split: with test sizes unseen (random-mnk), a held-out size is unseen too.
-  // Cross-validation chooses the tree's size, up to twice the baseline tree's leaf limit. Up to
-  // kMaxTreeLeaves fitted large random training sets better and transferred worse to model
-  // shapes (README, "Refit validation: every tree size, measured and not kept").
-  const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
-  r.refit = validate_refit(feedback, max_leaves, kRefitFolds, options_.seed,
-                           problem_->spec.split == "random-mnk");
-  r.refit_verdict = compare_refit(r.refit, searched_log, weights);
-  if (r.refit_verdict.tree_wins) {
-    adopt_tree(r, measured_tree(r.refit_verdict.leaves), r.refit_verdict.leaves);
-    r.polish.clear(); // it polished the searched program, not this one (its runs stay counted)
-  }
-}
-
-EvolutionResult Evolution::finish() {
-  State& s = *s_;
-  EvolutionResult r;
-  r.best_searched = s.best;
-  r.best = s.best;
-  r.best_reply = s.best_reply;
-  r.best_diff = s.best_diff;
-  r.best_op = s.best_op;
-  r.front = s.front;
-  complete_raced(r); // before any refit of the run's measurements, on every path
-  if (s.selection) {
-    // Model selection: what cross-validation preferred, a tree refitted on the run's
-    // measurements or the front's choice under the chosen charge.
-    r.selection = *s.selection;
-    if (s.selection->tree_leaves > 0) {
-      adopt_tree(r, measured_tree(s.selection->tree_leaves), s.selection->tree_leaves);
-    } else {
-      if (const auto chosen = s.front.choose(s.selection->penalty);
-          chosen && chosen->candidate.id != s.best.id) {
-        r.best = chosen->candidate;
-        r.best_reply = chosen->diff;
-        r.best_diff = chosen->diff;
-        r.best_op = chosen->op;
-      }
-      // As cross-validation scored it: thresholds between the training values they separate
-      // (then wave guards, below).
-      place_result(r, s.train_shapes, problem_->gpu.units);
-    }
-  } else {
-    if (options_.polish) polish_result(r);
-    if (options_.refit_validation) validate_refit_result(r);
-    if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);
-  }
-  // Guards last, on every path: guarded first, placement would move the rules' thresholds around
-  // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes fared
-  // worse (README, "Wave guards").
-  if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
-  r.best_train = problem_->train->score(r.best.program);
-  r.best_test = problem_->test->score(r.best.program);
-  r.best_simplified = simplify(r.best.program);
-  r.cost_matched_tree = measured_tree(problem_->spec.tree_leaves);
-  r.counters = s.counters;
-  r.per_operator = s.per_op;
-  r.improvements = s.improvements;
-  r.programs = s.done;
-  r.exhaustive_train_runs = s.eval.exhaustive_train_runs();
-  r.stop_reason = s.stop_reason;
-  r.seconds = s.seconds();
-  r.resumed = s.resumed;
-  r.mutator_stats = mutator_->stats();
-  if (!dir_.empty()) {
-    // The last checkpoint excludes the end event, so resuming a finished run rewrites the
-    // same files.
-    write_checkpoint();
-    if (r.best.program != s.best.program) {
-      // The result is not the searched best as its new_best event showed it: thresholds placed,
-      // or model selection's choice. Viewers show this one.
-      nlohmann::json e{{"event", "result"},
-                       {"n", s.done},
-                       {"id", r.best.id},
-                       {"score", selection_score(r.best_train.speedup_vs_expert, r.best.program)},
-                       {"op", r.selected_from == "front" ? "placement" : r.best_op}};
-      if (s.viewer) {
-        e.update(s.viewer->best_fields(r.best.program));
-        s.viewer->write_per_shape(dir_, r.best.id, r.best.program);
-      }
-      s.events->write(e);
-    }
-    if (r.raced_completion_kernel_runs > 0)
-      s.events->write({{"event", "race_completion"},
-                       {"programs", r.raced_completed},
-                       {"kernel_runs", r.raced_completion_kernel_runs}});
-    if (r.polish_kernel_runs > 0 || !r.polish.empty())
-      s.events->write(
-          {{"event", "polish"}, {"kernel_runs", r.polish_kernel_runs}, {"changes", r.polish}});
-    nlohmann::json end{{"event", "end"},
-                       {"programs", s.done},
-                       {"stop", s.stop_reason},
-                       {"best_id", r.best.id},
-                       {"best_train", r.best.score},
-                       {"kernel_runs", s.counters.kernel_runs}};
-    if (!r.mutator_stats.is_null()) end["llm"] = r.mutator_stats;
-    s.events->write(end);
-    s.events->sync();
-    atomic_write(dir_ + "/best.py", print_program(r.best.program));
-    atomic_write(dir_ + "/best_simplified.py", print_program(r.best_simplified));
-    write_run_exports(dir_, *problem_, r);
-    std::ostringstream graphml, dot;
-    s.lineage.write_graphml(graphml);
-    s.lineage.write_dot(dot);
-    atomic_write(dir_ + "/lineage.graphml", graphml.str());
-    atomic_write(dir_ + "/lineage.dot", dot.str());
-  }
-  return r;
-}
+// The results (race completion, polish, refit validation, finish()): evolution_result.cpp.
 
 } // namespace tv
