@@ -27,10 +27,11 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget) {
          "--max-kernel-runs",
          [&budget](const std::string& text) { budget = KernelRunBudget::parse(text); },
          "time at most this many (shape, config) pairs, e.g. 2000, or this share of exhaustive "
-         "tuning of the training shapes (every config on every training shape), e.g. 30% (the "
-         "expert's pairs, timed first, excepted): the run stops at the first program whose new "
-         "pairs do not fit in what is left, without timing it; default: no cap on the analytic "
-         "model, 30% on recorded or measured timings; none: no cap")
+         "tuning of the training shapes (every config on every training shape), e.g. 30%: the "
+         "run stops at the first program whose new pairs do not fit in what is left, without "
+         "timing it; a cap below what timing the expert on the training shapes takes (where "
+         "every run starts) is refused; default: no cap on the analytic model, 30% on recorded "
+         "or measured timings; none: no cap")
       ->type_name("N|P%|none");
 }
 
