@@ -19,7 +19,7 @@ namespace tv {
 namespace {
 
 constexpr std::string_view kVersionPrefix = "# tilevolve-measurements";
-constexpr std::size_t kFields = 17;
+constexpr std::size_t kFieldsV1 = 17;
 constexpr std::size_t kFieldsV2 = 23;
 constexpr std::int64_t kCacheMaxSize = kMaxShapeDim;
 
@@ -232,7 +232,7 @@ MeasurementRecord parse_data_line(std::string_view line, int version, std::strin
   std::string error;
   const auto fields = split_csv(line, error);
   if (!error.empty()) fail_at_line(source, line_no, error);
-  const std::size_t want = version == 1 ? kFields : kFieldsV2;
+  const std::size_t want = version == 1 ? kFieldsV1 : kFieldsV2;
   if (fields.size() != want)
     fail_at_line(source, line_no,
                  fmt::format("expected {} comma-separated fields, got {}", want, fields.size()));
