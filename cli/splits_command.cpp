@@ -67,6 +67,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"rule_penalty",
        r.options.rule_penalty >= 0 ? nlohmann::json(r.options.rule_penalty) : nlohmann::json()},
       {"seeds", r.options.seeds},
+      {"first_split", r.options.first_split},
       {"mutator", MockLlm::name_for(r.options.mutator)},
       {"splits", rows},
       {"mean_test_gap", r.mean_gap},
@@ -126,8 +127,14 @@ void add_splits_command(CLI::App& app) {
   add_folds_option(*cmd, o->study.folds);
   add_result_options(*cmd, o->study.place_thresholds, o->study.refit_validation,
                      o->study.wave_guards, o->study.polish);
-  cmd->add_option("--splits", o->study.splits, "random half/half splits (split seeds 0 .. N-1)")
+  cmd->add_option("--splits", o->study.splits,
+                  "random half/half splits (split seeds K .. K+N-1, K = --first-split)")
       ->check(integer_in(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--first-split", o->study.first_split,
+                  "the first split seed K: e.g. --first-split 20 --splits 40 judges a change "
+                  "chosen on split seeds 0-19 on 40 splits it never saw")
+      ->check(integer_in(0, 1000000))
       ->capture_default_str();
   cmd->add_option("--seeds", o->study.seeds, "evolution runs per split (seeds 0 .. N-1)")
       ->check(integer_in(1, 10000))

@@ -45,10 +45,13 @@ bool CascadeEvaluator::race(const Program& p, const Program& parent, Evaluation&
   }
   const std::size_t batch = std::size_t(options_.race_batch);
   if (fresh.size() <= batch || !(total > 0)) return true;
-  // A fixed random order (the same on every platform), so a batch is a random sample.
+  // A fixed random order (the same on every platform), so a batch is a random sample. Keyed
+  // by the shape's place among the training shapes, not by its table row: a split a study
+  // derives from another's table (resplit) numbers its rows differently from a fresh load of
+  // the same split, and must race in the same order to give the same runs.
   std::vector<std::uint64_t> key(rows.size());
   for (std::size_t i : fresh)
-    key[i] = hash_mix(0x7261636500000000ULL, rows[i]);
+    key[i] = hash_mix(0x7261636500000000ULL, i);
   std::sort(fresh.begin(), fresh.end(), [&](std::size_t a, std::size_t b) {
     return key[a] != key[b] ? key[a] < key[b] : a < b;
   });

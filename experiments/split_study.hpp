@@ -37,7 +37,9 @@ struct SplitStudyOptions {
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).
   KernelRunBudget kernel_runs = KernelRunBudget::from_backend();
-  int splits = 10;              ///< random splits, split seeds 0 .. splits-1
+  int splits = 10; ///< random splits, split seeds first_split .. first_split+splits-1
+  /// The first split seed (> 0: splits a study at 0 .. first_split-1 never looked at).
+  int first_split = 0;
   int seeds = 5;                ///< evolution seeds 0 .. seeds-1 on every split
   int threads = 0;              ///< OpenMP threads for the runs (0 = default)
   MockLlmOptions mutator;       ///< e.g. which features splits may bound

@@ -1,6 +1,8 @@
 // The split study: each row's per-M figures are the baseline of that split, the gaps and the
 // summary follow from the runs, the report cites its own tables, results do not depend on the
 // thread count, bad options are refused, and the binary prints the same study as JSON.
+#include "evolve/evolution.hpp"
+#include "evolve/mock_llm.hpp"
 #include "experiments/split_study.hpp"
 #include "experiments/study_problem.hpp"
 #include "ir/error.hpp"
@@ -299,6 +301,54 @@ TEST_CASE("a split study on one fixed train/test pair runs the seeds on it, and 
   CHECK(r.rows[0].cost_tree_test <= 1.0);
   o.splits = 3;
   CHECK_THROWS_AS(tv::run_split_study(o), tv::InputError);
+}
+
+TEST_CASE("split_study: a split of a study is the run of that split seed, racing included") {
+  // A100 HF with the defaults: the runs stop at the 30% cap, so they race from half of it.
+  // Splits after the first are derived from the first one's table (rows numbered differently
+  // from a fresh load), and must still give what `evolve --split-seed S` gives.
+  SplitStudyOptions o;
+  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
+  o.problem.gpu_is_default = true;
+  o.splits = 4;
+  o.seeds = 1;
+  const SplitStudyResult r = run_split_study(o);
+  REQUIRE(r.rows.size() == 4);
+  bool raced = false;
+  for (const SplitRow& row : r.rows) {
+    CAPTURE(row.split_seed);
+    ProblemSpec spec = o.problem;
+    spec.seed = row.split_seed;
+    const auto problem = load_problem(spec);
+    MockLlm m(problem->gpu, mock_options_for(*problem, {}));
+    EvolutionOptions eo;
+    eo.seed = 0;
+    const EvolutionResult alone = Evolution(*problem, m, eo).run();
+    const EvolutionResult& in_study = row.evolved.runs.at(0);
+    CHECK(in_study.best_test.fraction_of_oracle == alone.best_test.fraction_of_oracle);
+    CHECK(in_study.counters.kernel_runs == alone.counters.kernel_runs);
+    CHECK(in_study.counters.race_reject == alone.counters.race_reject);
+    raced = raced || alone.counters.race_reject > 0;
+  }
+  CHECK(raced); // the case this guards: some run stopped a child by racing
+  // --first-split: the same splits, without the ones before.
+  SplitStudyOptions later = o;
+  later.first_split = 2;
+  later.splits = 2;
+  const SplitStudyResult l = run_split_study(later);
+  REQUIRE(l.rows.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    CHECK(l.rows[k].split_seed == r.rows[k + 2].split_seed);
+    CHECK(l.rows[k].evolved.test_fraction.median == r.rows[k + 2].evolved.test_fraction.median);
+    CHECK(l.rows[k].tree_test.fraction_of_oracle == r.rows[k + 2].tree_test.fraction_of_oracle);
+  }
+  CHECK(l.report.intro.find("split seeds 2 to 3") != std::string::npos);
+  later.first_split = -1;
+  CHECK_THROWS_AS(run_split_study(later), InputError);
+  later.first_split = 1;
+  later.splits = 1;
+  later.problem.test_shapes = TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_shapes.csv";
+  CHECK_THROWS_AS(run_split_study(later), InputError);
 }
 
 } // namespace split_study_test
