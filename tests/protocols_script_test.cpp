@@ -97,6 +97,41 @@ TEST_CASE("protocols script: bad options exit 2 and say why") {
   const auto tool = tv::test::run_shell(kScript + " --tool /nonexistent/tilevolve 2>&1");
   CHECK(tool.status == 2);
   CHECK(has(tool.out, "no tilevolve binary at /nonexistent/tilevolve"));
+  const auto negative = tv::test::run_shell(kScript + " --first-split -1 2>&1");
+  CHECK(negative.status == 2);
+  CHECK(has(negative.out, "--first-split must not be negative"));
+}
+
+TEST_CASE("protocols script: --first-split moves the split studies, not the fixed pairs") {
+  const auto listed = tv::test::run_shell(kScript + " --list --first-split 20 2>&1");
+  INFO(listed.out);
+  REQUIRE(listed.status == 0);
+  std::size_t studies = 0, moved = 0, pos = 0;
+  while ((pos = listed.out.find("\n  tilevolve ", pos)) != std::string::npos) {
+    pos += 3;
+    const std::string cmd = listed.out.substr(pos, listed.out.find('\n', pos) - pos);
+    const bool study = has(cmd, " splits ") && !has(cmd, "--splits 1 ");
+    studies += study;
+    moved += has(cmd, "--first-split 20");
+    CHECK(study == has(cmd, "--first-split 20"));
+  }
+  CHECK(studies >= 7);
+  CHECK(moved == studies);
+  // A study on later split seeds is the tool's: its rows carry those seeds.
+  tv::test::ScratchDir dir("tv_protocols_fresh");
+  const std::string json = dir.at("out.json");
+  const auto ran = tv::test::run_shell(
+      kScript + " --tool " TILEVOLVE_BINARY " --only 'A100 HF half' --first-split 20 --json " +
+      json + " 2>&1");
+  INFO(ran.out);
+  REQUIRE(ran.status == 0);
+  CHECK(has(ran.out, "(split studies on split seeds from 20)"));
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  const auto& rows = j["results"]["replay A100 HF half/half, 20 x 5"]["splits"];
+  REQUIRE(rows.size() == 20);
+  CHECK(rows.front()["split_seed"] == 20);
+  CHECK(rows.back()["split_seed"] == 39);
 }
 
 } // namespace protocols_script_test
