@@ -91,6 +91,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
     for (const auto& e : cache)
       timed.push_back(e);
     pairs.cache_from_json(timed);
+    timed = pairs.cache_to_json(); // each pair once: a fold's cache repeats what it was given
     return (long long)pairs.cached_pairs();
   };
   // Under a kernel-run cap the folds together time at most kSelectionCapShare of it, so the
