@@ -77,7 +77,22 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
   const int k = std::min<int>(options.folds, int(n / 2));
   if (k < 2) return out;
   out.folds = k;
-  const auto folds = deal_folds(problem.train_rows, k, options.seed);
+  // Dealt by the training shapes' places, not their table rows, and each fold kept in the
+  // training shapes' order: a split a study derives from another's table (resplit) numbers its
+  // rows differently from a fresh load of the same split and must deal the same folds.
+  std::vector<std::size_t> places(n);
+  for (std::size_t i = 0; i < n; ++i)
+    places[i] = i;
+  std::vector<std::vector<std::size_t>> folds;
+  for (const auto& fold : deal_folds(places, k, options.seed)) {
+    folds.emplace_back();
+    for (std::size_t i : fold)
+      folds.back().push_back(problem.train_rows[i]);
+  }
+  std::vector<std::size_t> place_of(problem.table->shapes().size(), 0);
+  for (std::size_t i = 0; i < n; ++i)
+    place_of[problem.train_rows[i]] = i;
+  const auto by_place = [&](std::size_t a, std::size_t b) { return place_of[a] < place_of[b]; };
 
   // The union of what the folds timed. Each fold starts from it: a pair one fold timed is a
   // cache hit for the next, so the folds' cost grows by what is new to them.
@@ -107,7 +122,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
     std::vector<std::size_t> fit_rows;
     for (int g = 0; g < k; ++g)
       if (g != f) fit_rows.insert(fit_rows.end(), folds[g].begin(), folds[g].end());
-    std::sort(fit_rows.begin(), fit_rows.end());
+    std::sort(fit_rows.begin(), fit_rows.end(), by_place);
     const auto fit = sub_problem(problem, fit_rows, folds[f]);
     const auto held = sub_problem(problem, folds[f], fit_rows);
 

@@ -351,4 +351,31 @@ TEST_CASE("split_study: a split of a study is the run of that split seed, racing
   CHECK_THROWS_AS(run_split_study(later), InputError);
 }
 
+TEST_CASE("split_study: with --folds too, a later split is the run of its split seed") {
+  SplitStudyOptions o;
+  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
+  o.problem.gpu_is_default = true;
+  o.splits = 2;
+  o.seeds = 1;
+  o.budget = 120;
+  o.folds = 3;
+  const SplitStudyResult r = run_split_study(o);
+  REQUIRE(r.rows.size() == 2);
+  const SplitRow& row = r.rows[1]; // derived from split 0's table
+  ProblemSpec spec = o.problem;
+  spec.seed = row.split_seed;
+  const auto problem = load_problem(spec);
+  MockLlm m(problem->gpu, mock_options_for(*problem, {}));
+  EvolutionOptions eo;
+  eo.seed = 0;
+  eo.budget = o.budget;
+  eo.folds = o.folds;
+  const EvolutionResult alone = Evolution(*problem, m, eo).run();
+  const EvolutionResult& in_study = row.evolved.runs.at(0);
+  REQUIRE(alone.selection.folds == 3);
+  CHECK(in_study.selection.to_json(false) == alone.selection.to_json(false));
+  CHECK(in_study.best_test.fraction_of_oracle == alone.best_test.fraction_of_oracle);
+  CHECK(in_study.counters.kernel_runs == alone.counters.kernel_runs);
+}
+
 } // namespace split_study_test
