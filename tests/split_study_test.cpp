@@ -41,6 +41,30 @@ SplitStudyOptions replay_by_size() {
   return o;
 }
 
+/// A study on the A100 HuggingFace GEMMs with the defaults (runs stop at the 30% cap).
+SplitStudyOptions a100_hf(int splits) {
+  SplitStudyOptions o;
+  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
+  o.problem.gpu_is_default = true;
+  o.splits = splits;
+  o.seeds = 1;
+  return o;
+}
+
+/// The run of seed 0 on `row`'s split, loaded on its own (not derived from a study's table),
+/// with the study's budget and folds.
+EvolutionResult run_alone(const SplitStudyOptions& o, const SplitRow& row) {
+  ProblemSpec spec = o.problem;
+  spec.seed = row.split_seed;
+  const auto problem = load_problem(spec);
+  MockLlm m(problem->gpu, mock_options_for(*problem, {}));
+  EvolutionOptions eo;
+  eo.seed = 0;
+  eo.budget = o.budget;
+  eo.folds = o.folds;
+  return Evolution(*problem, m, eo).run();
+}
+
 } // namespace
 
 TEST_CASE("split_study: rows, gaps and summary follow from the runs and the baselines") {
@@ -307,23 +331,13 @@ TEST_CASE("split_study: a split of a study is the run of that split seed, racing
   // A100 HF with the defaults: the runs stop at the 30% cap, so they race from half of it.
   // Splits after the first are derived from the first one's table (rows numbered differently
   // from a fresh load), and must still give what `evolve --split-seed S` gives.
-  SplitStudyOptions o;
-  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
-  o.problem.gpu_is_default = true;
-  o.splits = 4;
-  o.seeds = 1;
+  const SplitStudyOptions o = a100_hf(4);
   const SplitStudyResult r = run_split_study(o);
   REQUIRE(r.rows.size() == 4);
   bool raced = false;
   for (const SplitRow& row : r.rows) {
     CAPTURE(row.split_seed);
-    ProblemSpec spec = o.problem;
-    spec.seed = row.split_seed;
-    const auto problem = load_problem(spec);
-    MockLlm m(problem->gpu, mock_options_for(*problem, {}));
-    EvolutionOptions eo;
-    eo.seed = 0;
-    const EvolutionResult alone = Evolution(*problem, m, eo).run();
+    const EvolutionResult alone = run_alone(o, row);
     const EvolutionResult& in_study = row.evolved.runs.at(0);
     CHECK(in_study.best_test.fraction_of_oracle == alone.best_test.fraction_of_oracle);
     CHECK(in_study.counters.kernel_runs == alone.counters.kernel_runs);
@@ -352,25 +366,13 @@ TEST_CASE("split_study: a split of a study is the run of that split seed, racing
 }
 
 TEST_CASE("split_study: with --folds too, a later split is the run of its split seed") {
-  SplitStudyOptions o;
-  o.problem.backend = "replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_hf_mm.txt";
-  o.problem.gpu_is_default = true;
-  o.splits = 2;
-  o.seeds = 1;
+  SplitStudyOptions o = a100_hf(2);
   o.budget = 120;
   o.folds = 3;
   const SplitStudyResult r = run_split_study(o);
   REQUIRE(r.rows.size() == 2);
   const SplitRow& row = r.rows[1]; // derived from split 0's table
-  ProblemSpec spec = o.problem;
-  spec.seed = row.split_seed;
-  const auto problem = load_problem(spec);
-  MockLlm m(problem->gpu, mock_options_for(*problem, {}));
-  EvolutionOptions eo;
-  eo.seed = 0;
-  eo.budget = o.budget;
-  eo.folds = o.folds;
-  const EvolutionResult alone = Evolution(*problem, m, eo).run();
+  const EvolutionResult alone = run_alone(o, row);
   const EvolutionResult& in_study = row.evolved.runs.at(0);
   REQUIRE(alone.selection.folds == 3);
   CHECK(in_study.selection.to_json(false) == alone.selection.to_json(false));
