@@ -7,6 +7,7 @@
 #include "cli/problem_options.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/worker_options.hpp"
+#include "eval/backend_factory.hpp"
 #include "eval/backends/measured_backend.hpp"
 #include "eval/baselines.hpp"
 #include "eval/decision_tree.hpp"
@@ -273,7 +274,7 @@ void run_evolve(EvolveOptions o) {
   if (o.noise_reps > 0) {
     const Shape& s = problem->shape(noise_row(*problem));
     noise = estimate_noise(backend, s, problem->expert.choose(s), o.noise_reps);
-    if (!noise->valid) throw InputError(noise->text());
+    if (!noise->valid) throw InputError(noise->text() + table_hint(o.spec.backend));
   }
   if (recorded_dir.empty()) {
     if (o.noise_threshold < 0) o.noise_threshold = noise ? noise->spread : 0.0;

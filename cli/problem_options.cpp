@@ -85,10 +85,14 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
         ->capture_default_str();
   cmd.add_option("--backend", spec.backend,
                  all ? "timing backend: analytic (the GPU model), replay:FILE (recorded "
-                       "measurements), or measured (workers timing a Triton matmul on GPUs; "
+                       "measurements; a measured run's file repeats that run), table:FILE (a "
+                       "file tilevolve measure wrote, read as a table: the configs it timed on "
+                       "every shape), or measured (workers timing a Triton matmul on GPUs; "
                        "evolve only, see --worker-cmd)"
-                     : "timing backend: analytic (the GPU model) or replay:FILE (recorded "
-                       "measurements)")
+                     : "timing backend: analytic (the GPU model), replay:FILE (recorded "
+                       "measurements; a measured run's file repeats that run) or table:FILE (a "
+                       "file tilevolve measure wrote, read as a table: the configs it timed on "
+                       "every shape)")
       ->capture_default_str();
   cmd.add_flag("--vendor-dispatch", spec.vendor_dispatch,
                "let programs return \"vendor\" (cuBLAS/hipBLASLt) where the backend times the "

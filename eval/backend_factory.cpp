@@ -22,17 +22,31 @@ std::unique_ptr<TimingBackend> make_backend(const std::string& spec, const Gpu& 
   if (const auto f = replay_file_of(spec)) {
     const std::string& file = *f;
     if (file.empty())
-      throw InputError("backend 'replay:' needs a file, e.g. replay:data/replay/h100_mm.txt");
+      throw InputError(spec.rfind("table:", 0) == 0
+                           ? "backend 'table:' needs a file, e.g. table:data/replay/h200_triton.csv"
+                           : "backend 'replay:' needs a file, e.g. replay:data/replay/h100_mm.txt");
     // Default rows: see ReplayFilter (AutoHeuristic data: bf16 and f16, all four layouts).
-    return std::make_unique<ReplayBackend>(file, ReplayFilter{}, gpu);
+    ReplayFilter filter;
+    filter.table = spec.rfind("table:", 0) == 0;
+    return std::make_unique<ReplayBackend>(file, filter, gpu);
   }
-  throw InputError(
-      fmt::format("unknown backend '{}' (expected analytic, replay:FILE or measured)", spec));
+  throw InputError(fmt::format(
+      "unknown backend '{}' (expected analytic, replay:FILE, table:FILE or measured)", spec));
 }
 
 std::optional<std::string> replay_file_of(const std::string& spec) {
-  if (spec.rfind("replay:", 0) != 0) return std::nullopt;
-  return spec.substr(7);
+  if (spec.rfind("replay:", 0) == 0) return spec.substr(7);
+  if (spec.rfind("table:", 0) == 0) return spec.substr(6);
+  return std::nullopt;
+}
+
+std::string table_hint(const std::string& spec) {
+  if (spec.rfind("replay:", 0) != 0) return "";
+  const std::string file = spec.substr(7);
+  return fmt::format("; if tilevolve measure wrote {0}, --backend table:{0} reads it as a table "
+                     "(the configs it timed on every shape, one median per pair) and --expert "
+                     "names a program in them",
+                     file);
 }
 
 } // namespace tv

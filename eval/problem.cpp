@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -66,6 +67,37 @@ bool stand_in_for_poison(Problem& p, const Shape& s, const Measurement& poison) 
              "analytic model ranks best\n",
              p.expert_path, own.brief(), s.label(), poison.detail, r.config.brief(), batch.size());
   return true;
+}
+
+/// The config of `space` nearest to `c`: the least sum of |log2| ratios of BM, BN, BK, warps
+/// and stages, then of group (AMD knobs ignored); the first in `space` among equals.
+Config nearest_config(const Config& c, const std::vector<Config>& space) {
+  const auto dist = [&](const Config& s) {
+    const auto d = [](int a, int b) { return std::abs(std::log2(double(a) / double(b))); };
+    return std::pair{d(c.BM, s.BM) + d(c.BN, s.BN) + d(c.BK, s.BK) + d(c.warps, s.warps) +
+                         d(c.stages, s.stages),
+                     d(c.group, s.group)};
+  };
+  const Config* best = &space.front();
+  for (const Config& s : space)
+    if (dist(s) < dist(*best)) best = &s;
+  return *best;
+}
+
+/// `prog` with each config that is not in `space` replaced by the nearest one that is; the
+/// moves ("A -> B") go to `moves`.
+Program moved_into(Program prog, const std::vector<Config>& space,
+                   std::vector<std::string>& moves) {
+  const auto move = [&](Config& c) {
+    if (c.vendor || std::find(space.begin(), space.end(), c) != space.end()) return;
+    const Config to = nearest_config(c, space);
+    moves.push_back(fmt::format("{} -> {}", c.brief(), to.brief()));
+    c = to;
+  };
+  for (Rule& r : prog.rules)
+    move(r.config);
+  move(prog.default_config);
+  return prog;
 }
 
 /// `t` with one more column: the vendor library's time on every row, from `backend`; throws
@@ -307,6 +339,17 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
                                             : data_path("experts/lecture.py");
   }
   p->expert = load_program_file(p->expert_path);
+  // A table of our own format holds the configs someone chose to measure: the lecture's
+  // expert takes the nearest of them where its own are not there.
+  if (spec.expert.empty() && replay && !replay->autoheuristic() && !replay->configs().empty()) {
+    std::vector<std::string> moves;
+    p->expert = moved_into(p->expert, replay->configs(), moves);
+    if (!moves.empty())
+      p->notes.push_back(fmt::format("expert: {} with each config the table lacks replaced by "
+                                     "its nearest of the table's {} ({}); --expert gives another",
+                                     p->expert_path, replay->configs().size(),
+                                     fmt::join(moves, ", ")));
+  }
 
   std::vector<Shape> train, test;
   if (!spec.test_shapes.empty()) {
@@ -363,10 +406,11 @@ std::unique_ptr<Problem> load_problem(const ProblemSpec& spec) {
       if (got[i].ok()) continue;
       if (got[i].status == MeasureStatus::crash && stand_in_for_poison(*p, batch[i].shape, got[i]))
         continue;
-      throw InputError(fmt::format("{}: the expert program does not time on {} with {}: {}{}",
-                                   p->expert_path, batch[i].shape.label(), batch[i].config.brief(),
-                                   status_name(got[i].status),
-                                   got[i].detail.empty() ? "" : " (" + got[i].detail + ")"));
+      throw InputError(fmt::format(
+          "{}: the expert program does not time on {} with {}: {}{}{}", p->expert_path,
+          batch[i].shape.label(), batch[i].config.brief(), status_name(got[i].status),
+          got[i].detail.empty() ? "" : " (" + got[i].detail + ")",
+          got[i].status == MeasureStatus::unmeasured ? table_hint(spec.backend) : std::string()));
     }
   }
   p->table = build_table(*p, rows);

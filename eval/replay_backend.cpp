@@ -86,6 +86,38 @@ std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
+/// Reading a file as a table: drops every config not recorded at every shape of its dtype
+/// (every shape with a recorded config), and warns with the count. Throws InputError when no
+/// config is left.
+void keep_recorded_everywhere(std::map<PairKey, MeasurementSummary>& pairs,
+                              const std::string& path) {
+  std::map<DType, std::set<ShapeKey>> shapes;
+  std::map<std::pair<DType, Config>, std::size_t> count; // shapes each config is recorded at
+  for (const auto& [k, m] : pairs) {
+    const DType d = std::get<3>(std::get<0>(k));
+    shapes[d].insert(std::get<0>(k));
+    ++count[{d, std::get<1>(k)}];
+  }
+  std::set<std::pair<DType, Config>> partial;
+  for (const auto& [dc, n] : count)
+    if (n < shapes[dc.first].size()) partial.insert(dc);
+  if (partial.empty()) return;
+  if (partial.size() == count.size())
+    throw InputError(fmt::format(
+        "{}: read as a table, no config is recorded at every shape of its dtype (the file "
+        "holds what measured runs happened to time: replay it with --backend replay:{}, or "
+        "time a fixed set with tilevolve measure --configs sample:N)",
+        path, path));
+  for (auto it = pairs.begin(); it != pairs.end();)
+    it = partial.count({std::get<3>(std::get<0>(it->first)), std::get<1>(it->first)})
+             ? pairs.erase(it)
+             : std::next(it);
+  fmt::print(stderr,
+             "tilevolve: warning: {}: read as a table, {} of its {} configs (per dtype) are "
+             "recorded at only some shapes and are left out\n",
+             path, partial.size(), count.size());
+}
+
 /// "a+b" for the files a.txt and b.txt.
 std::string stems_of(const std::vector<std::string>& files) {
   std::vector<std::string> stems;
@@ -131,7 +163,9 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
     const MeasurementFile file = load_measurement_file(path);
     for (const auto& w : file.warnings)
       fmt::print(stderr, "tilevolve: warning: {}\n", w);
-    v2_ = file.version >= 2;
+    v2_ = file.version >= 2 && !filter.table;
+    table_ = file.version >= 2 && filter.table;
+    layouts_ = file.version >= 2;
     std::set<std::string> gpus;
     std::set<std::pair<std::string, std::string>> families;        // (device, worker) of kept rows
     std::map<std::pair<ShapeKey, int>, MeasurementSummary> vendor; // by shape and sample
@@ -143,12 +177,13 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
       families.insert({r.device, r.worker});
       keys.insert(k);
       full_size.insert(k);
+      // A table answers every sample with the median of them all: they are kept as sample 0.
+      const int sample = filter.table ? 0 : r.sample;
       if (r.vendor) {
-        vendor[{k, r.sample}].add(r.result);
+        vendor[{k, sample}].add(r.result);
         continue;
       }
-      add_sample(pairs, {k, r.config, r.sample}, r.result.status, r.result.seconds,
-                 r.result.detail);
+      add_sample(pairs, {k, r.config, sample}, r.result.status, r.result.seconds, r.result.detail);
     }
     if (pairs.empty())
       throw InputError(fmt::format(
@@ -165,7 +200,8 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
           "reads one: keep the lines of one (e.g. with grep) in a file of their own",
           path, gpu.name, families.size(), fmt::join(names, ", ")));
     }
-    if (v2_) device_ = families.begin()->first;
+    if (layouts_) device_ = families.begin()->first;
+    if (filter.table) keep_recorded_everywhere(pairs, path);
     for (const auto& [k, summary] : vendor)
       if (const Measurement m = summary.result(); m.ok()) {
         if (k.second == 0)
@@ -175,6 +211,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
       }
   } else if (looks_like_autoheuristic(first)) {
     autoheuristic_ = true;
+    layouts_ = true;
     const bool all_layouts = filter.layout == "all";
     if (!all_layouts && !is_shape_layout(filter.layout))
       throw InputError(
@@ -254,7 +291,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
 }
 
 std::string ReplayBackend::name() const {
-  return fmt::format("replay:{} ({})", path_, gpu_.name);
+  return fmt::format("{}:{} ({})", table_ ? "table" : "replay", path_, gpu_.name);
 }
 
 Config ReplayBackend::launched_config(const Config& c, const Shape& s) const {
@@ -287,11 +324,10 @@ Measurement ReplayBackend::lookup(const Shape& s, const Config& c, int sample) c
   if (it != results_.end()) return it->second;
   Measurement m;
   m.status = MeasureStatus::unmeasured;
-  m.detail =
-      fmt::format("{} has no measurement{} for {}x{}x{} {}{} in {}", c.brief(),
-                  sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M, s.N, s.K,
-                  dtype_name(s.dtype),
-                  autoheuristic_ || v2_ ? " " + std::get<4>(shape_key(s)) : std::string(), source_);
+  m.detail = fmt::format("{} has no measurement{} for {}x{}x{} {}{} in {}", c.brief(),
+                         sample > 0 ? fmt::format(" (sample {})", sample) : std::string(), s.M, s.N,
+                         s.K, dtype_name(s.dtype),
+                         layouts_ ? " " + std::get<4>(shape_key(s)) : std::string(), source_);
   if (autoheuristic_ && !(launched == inductor_canonical(c)))
     m.detail += fmt::format(" (Inductor launches it as {} on this shape)", launched.brief());
   return m;
@@ -358,7 +394,7 @@ std::vector<Shape> ReplayBackend::shapes() const {
     keys.insert(std::get<0>(pk));
   std::vector<Shape> out;
   for (const ShapeKey& k : keys) {
-    Shape s = shape_of(k, autoheuristic_ || v2_);
+    Shape s = shape_of(k, layouts_);
     s.name = fmt::format("{}:{}:{}M{}:N{}:K{}", gpu_.name, dtype_name(s.dtype),
                          s.layout.empty() ? std::string() : s.layout + ":", s.M, s.N, s.K);
     out.push_back(std::move(s));
@@ -377,7 +413,8 @@ std::optional<double> ReplayBackend::vendor_time(const Shape& s) const {
 }
 
 std::string ReplayBackend::vendor_label() const {
-  return v2_ ? fmt::format("torch.matmul on {}, recorded", device_) : "cuBLAS, recorded";
+  return device_.empty() ? "cuBLAS, recorded"
+                         : fmt::format("torch.matmul on {}, recorded", device_);
 }
 
 } // namespace tv

@@ -30,6 +30,12 @@
 ///   as for the measured run itself. Its vendor rows give vendor_time(). The rows of one GPU
 ///   must come from one (device, worker) pair. Files without samples (version 1, AutoHeuristic)
 ///   answer every sample with their one value.
+/// - Read as a table (ReplayFilter::table, `--backend table:FILE`), a version-2 file is what
+///   `tilevolve measure` writes: a fixed set of configs timed on every shape. Each pair's
+///   samples give one median that answers every sample; the config space is the configs
+///   recorded (ok or failed) at every shape of their dtype, and configs recorded at only some
+///   shapes are left out (a warning counts them); cannot_time() keeps programs to that space,
+///   noisy() is false and complete_table() true, as for AutoHeuristic data.
 /// - A shape is keyed by M, N, K, dtype and operand layout (Shape::layout; empty means NN).
 ///   AutoHeuristic data has rows for all four layouts (NN, NT, TN, TT) of each M, N, K; each is
 ///   its own key with its own times (a program cannot see the layout, so they are distinct
@@ -65,6 +71,9 @@ struct ReplayFilter {
   std::string layout = "all";
   /// AutoHeuristic only: for f32 rows, keep those measured with TF32 on (true) or off.
   bool tf32 = false;
+  /// Our version-2 format only: read the file as a complete table (see the semantics above)
+  /// rather than as the record of one measured run. Other formats are tables already.
+  bool table = false;
 };
 
 /// Replays a recorded file as a timing backend.
@@ -77,7 +86,7 @@ public:
   /// no rows.
   ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu);
 
-  /// "replay:PATH (gpu)".
+  /// "replay:PATH (gpu)", or "table:PATH (gpu)" for a version-2 file read as a table.
   std::string name() const override;
   /// The recorded answer for each request (see the semantics above); never throws.
   std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override;
@@ -89,9 +98,11 @@ public:
   TimeTable table(const std::vector<Shape>& shapes) override;
   /// "cuBLAS, recorded", or "torch.matmul on DEVICE, recorded" for a version-2 file.
   std::string vendor_label() const override;
-  /// True for a version-2 file (a record of real, noisy measurements with samples).
+  /// True for a version-2 file replayed as a run (a record of real, noisy measurements with
+  /// samples).
   bool noisy() const override { return v2_; }
-  /// False for a version-2 file: its table holds what one run happened to measure.
+  /// False for a version-2 file replayed as a run: its table holds what one run happened to
+  /// measure.
   bool complete_table() const override { return !v2_; }
 
   /// True when the file is an AutoHeuristic dataset (false: our own format).
@@ -119,8 +130,10 @@ private:
   std::string path_, source_;
   Gpu gpu_;
   bool autoheuristic_ = false;
-  bool v2_ = false;    ///< our format, version 2
-  std::string device_; ///< version 2: the device the rows were measured on
+  bool v2_ = false;      ///< our format, version 2, replayed as a measured run
+  bool table_ = false;   ///< our format, version 2, read as a table
+  bool layouts_ = false; ///< keys carry their layout (AutoHeuristic data, our version 2)
+  std::string device_;   ///< version 2: the device the rows were measured on
   /// One answer per (shape, config, sample).
   std::map<std::tuple<ShapeKey, Config, int>, Measurement> results_;
   std::map<ShapeKey, double> vendor_; ///< median vendor-library time per shape

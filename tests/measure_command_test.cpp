@@ -1,5 +1,7 @@
 // End to end: `tilevolve devices` and `tilevolve measure` with fake workers.
 #include "eval/measurement_cache.hpp"
+#include "ir/program.hpp"
+#include "ir/text.hpp"
 
 #include "support/fake_worker.hpp"
 #include "support/shell.hpp"
@@ -85,6 +87,54 @@ TEST_CASE("measure: fills the cache for a shape set, then measures nothing twice
   CHECK(bad.status == 2);
   CHECK(bad.out.find("--configs must be all, sample:N or program:FILE") != std::string::npos);
   CHECK(tilevolve("measure --shapes " + shapes + " --configs sample:x" + worker()).status == 2);
+}
+
+TEST_CASE("measure, then evolve on its file read as a table (table:FILE)") {
+  ScratchDir dir("tv_measure_table");
+  const std::string shapes = dir.write("s.csv", "name,M,N,K\na,1,4096,4096\nb,16,8192,4096\n"
+                                                "c,256,4096,4096\nd,2048,4096,4096\n"
+                                                "e,512,14336,4096\nf,64,4096,14336\n");
+  const std::string cache = dir.at("m.csv");
+  REQUIRE(tilevolve("measure --gpu h100 --shapes " + shapes + " --configs sample:10 --seed 3 " +
+                    "--cache " + cache + " --devices 0 --quiet" + worker())
+              .status == 0);
+  // An expert in the measured configs: the first one recorded.
+  const auto file = tv::load_measurement_file(cache);
+  REQUIRE(!file.records.empty());
+  tv::Program expert;
+  expert.default_config = file.records.front().config;
+  const std::string expert_file = dir.write("expert.py", tv::print_program(expert));
+  const std::string evolve = "evolve --gpu h100 --shapes " + shapes + " --expert " + expert_file +
+                             " --budget 60 --seed 0 --quiet --json --backend ";
+  // Replayed as a run, the configs the search proposes were never measured: refused, with
+  // the spelling that reads the file as a table.
+  const auto as_run = tilevolve(evolve + "replay:" + cache);
+  CHECK(as_run.status == 2);
+  CHECK(as_run.out.find("noise estimate failed") != std::string::npos);
+  CHECK(as_run.out.find("--backend table:" + cache + " reads it as a table") != std::string::npos);
+  // Read as a table: the search keeps to the measured configs and times nothing new.
+  const auto as_table = tilevolve(evolve + "table:" + cache);
+  REQUIRE(as_table.status == 0);
+  const auto j = nlohmann::json::parse(as_table.out.substr(as_table.out.find('{')));
+  CHECK(j["train"]["valid"] == true);
+  CHECK(j["train"]["fraction_of_oracle"].get<double>() > 0);
+  CHECK(j["test"]["fraction_of_oracle"].get<double>() <= 1.0);
+  CHECK(j["train"]["speedup_vs_expert"].get<double>() >= 1.0);
+  CHECK(tv::load_measurement_file(cache).records.size() == file.records.size());
+  // Without --expert the lecture's expert takes the nearest measured configs, and says so.
+  const auto lecture = tilevolve("evolve --gpu h100 --shapes " + shapes +
+                                 " --budget 60 --seed 0 --quiet --json --backend table:" + cache);
+  REQUIRE(lecture.status == 0);
+  const auto lj = nlohmann::json::parse(lecture.out.substr(lecture.out.find('{')));
+  const std::string notes = lj["problem"]["notes"].dump();
+  CHECK(notes.find("with each config the table lacks replaced by its nearest of the table's") !=
+        std::string::npos);
+  CHECK(notes.find("16x64x128 w4 s4 g1 -> ") != std::string::npos); // the decode rule's config
+  // The same run again gives the same program.
+  const auto again = tilevolve(evolve + "table:" + cache);
+  REQUIRE(again.status == 0);
+  CHECK(nlohmann::json::parse(again.out.substr(again.out.find('{')))["best"]["program"] ==
+        j["best"]["program"]);
 }
 
 } // namespace measure_command_test

@@ -199,6 +199,91 @@ TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus"
   CHECK_THROWS_AS(ReplayBackend(path, f16_only, gpu("h100")), InputError);
 }
 
+TEST_CASE("replay_backend: a version-2 file read as a table, and as the record of a run") {
+  ScratchDir dir("tv_replay_table_test");
+  const std::string path = dir.path + "/measured.csv";
+  const Shape a = shape(128, 4096, 4096), b = shape(1, 4096, 4096);
+  const Config c1 = cfg(128, 128, 64, 4, 3, 8), c2 = cfg(64, 64, 32, 4, 2, 1),
+               c3 = cfg(16, 64, 128, 4, 4, 1);
+  std::string text = fmt::format("{}\n{}\n", kMeasurementCacheV2Line, kMeasurementCacheV2Header);
+  const auto append_v2 = [&](MeasurementRecord r) {
+    r.device = "NVIDIA H100 80GB HBM3";
+    r.worker = "w 1";
+    text += format_record_v2(r) + "\n";
+    std::ofstream(path, std::ios::binary) << text;
+  };
+  const auto add = [&](const Shape& s, const Config& c, MeasureStatus st, double t, int sample) {
+    MeasurementRecord r = record("h100", s, c, st, t);
+    r.sample = sample;
+    append_v2(r);
+  };
+  // c1 and c2 on both shapes (c1 measured three times on a), c3 on a only (a measured run's
+  // extra); the vendor library on both.
+  add(a, c1, MeasureStatus::ok, 1e-5, 0);
+  add(a, c1, MeasureStatus::ok, 3e-5, 1);
+  add(a, c1, MeasureStatus::ok, 2e-5, 2);
+  add(b, c1, MeasureStatus::ok, 4e-5, 0);
+  add(a, c2, MeasureStatus::ok, 5e-5, 0);
+  add(b, c2, MeasureStatus::compile_error, 0, 0);
+  add(a, c3, MeasureStatus::ok, 6e-6, 0);
+  MeasurementRecord v = record("h100", a, vendor_config(), MeasureStatus::ok, 7e-6);
+  v.vendor = true;
+  append_v2(v);
+  REQUIRE(load_measurement_file(path).version == 2);
+
+  // As the record of a run: any config can be asked for, samples are answered apart.
+  ReplayBackend run(path, ReplayFilter{}, gpu("h100"));
+  CHECK(run.noisy());
+  CHECK(!run.complete_table());
+  CHECK(!run.cannot_time(cfg(256, 128, 64, 8, 3, 8), DType::bf16));
+  CHECK(run.time({{a, c1, 1}})[0].seconds == 3e-5);
+
+  // As a table: one median per pair for every sample, the configs recorded at every shape.
+  ReplayFilter as_table;
+  as_table.table = true;
+  ReplayBackend table(path, as_table, gpu("h100"));
+  CHECK(table.name() == "table:" + path + " (h100)");
+  CHECK(!table.noisy());
+  CHECK(table.complete_table());
+  CHECK(table.configs() == std::vector<Config>{c2, c1}); // c3 is left out
+  const auto m = table.time({{a, c1, 0}, {a, c1, 1}, {a, c1, 7}, {b, c2, 0}, {a, c3, 0}});
+  CHECK(m[0].seconds == 2e-5);
+  CHECK(m[1].seconds == 2e-5);
+  CHECK(m[2].seconds == 2e-5);
+  CHECK(m[3].status == MeasureStatus::compile_error);
+  CHECK(m[4].status == MeasureStatus::unmeasured);
+  const auto outside = table.cannot_time(c3, DType::bf16);
+  REQUIRE(outside);
+  CHECK(outside->find("has no recorded measurements in measured (configs: 64x64x32 w4 s2 g1, "
+                      "128x128x64 w4 s3 g8)") != std::string::npos);
+  CHECK(!table.cannot_time(c1, DType::bf16));
+  CHECK(table.shapes().size() == 2);
+  CHECK(table.shapes()[0].layout == "NN"); // version 2 records the layout
+  CHECK(table.vendor_time(a) == 7e-6);
+  CHECK(table.vendor_label() == "torch.matmul on NVIDIA H100 80GB HBM3, recorded");
+  check_table_agrees(table, {a, b});
+  // The spelling reaches it.
+  CHECK(make_backend("table:" + path, gpu("h100"))->complete_table());
+  CHECK(make_backend("replay:" + path, gpu("h100"))->noisy());
+  CHECK(replay_file_of("table:" + path) == path);
+  CHECK_THROWS_WITH_AS(make_backend("table:", gpu("h100")),
+                       doctest::Contains("backend 'table:' needs a file"), InputError);
+
+  // A file where no config is recorded at every shape is no table.
+  const std::string sparse = dir.path + "/sparse.csv";
+  text = fmt::format("{}\n{}\n", kMeasurementCacheV2Line, kMeasurementCacheV2Header);
+  for (const auto& [s, c] : {std::pair{a, c1}, {b, c2}}) {
+    MeasurementRecord r = record("h100", s, c, MeasureStatus::ok, 1e-5);
+    r.device = "d";
+    r.worker = "w";
+    text += format_record_v2(r) + "\n";
+  }
+  std::ofstream(sparse, std::ios::binary) << text;
+  CHECK_THROWS_WITH_AS(ReplayBackend(sparse, as_table, gpu("h100")),
+                       doctest::Contains("no config is recorded at every shape of its dtype"),
+                       InputError);
+}
+
 TEST_CASE("replay_backend: AutoHeuristic data is looked up as Inductor launches it") {
   ScratchDir dir("tv_replay_test");
   const std::string path = dir.write("small_mm.txt", small_dataset());
