@@ -137,6 +137,15 @@ def protocols():
                          "--shapes", f"{REPLAY}/a100_hf_shapes.csv",
                          "--test-shapes", f"{REPLAY}/a100_timm_shapes.csv",
                          "--splits", "1", "--seeds", "5"], seed_checks()))
+    # Real H200 measurements of this repository's own worker (data/replay/README.md): the
+    # lecture shapes, and the model GEMMs of six other models as the unseen test set.
+    h200 = ["--backend", f"table:{REPLAY}/h200_triton.csv",
+            "--expert", "data/experts/h200_sample48.py", "--shapes", "data/shapes/lecture.csv"]
+    out.append(Protocol("measured H200 lecture half/half, 20 x 5", "splits",
+                        h200 + ["--splits", "20", "--seeds", "5"], splits_checks()))
+    out.append(Protocol("measured H200 lecture -> six models, seeds 0-4", "seeds1",
+                        h200 + ["--test-shapes", "data/shapes/six_models_m2048.csv",
+                                "--splits", "1", "--seeds", "5"], seed_checks()))
     return out
 
 
