@@ -4,7 +4,11 @@
 // Input: a program of N rules generated from a fixed seed (or a program file): rules that bound
 // M (a per-M table, the shape evolution and the per-M baseline produce), a third of them also
 // bounding N or K, configs from the h100 space; `--write FILE` saves it.
+// Also the parse of a 20-rule program's text (the cascade parses every proposed program):
+// target < 100 us (optimised builds take ~10-20 us; it was a timed unit test until a loaded
+// sanitizer build missed a bound of 2 ms).
 // Usage: bench_static_check [rules=20000] [program.py | --write FILE]
+#include "bench/bench_target.hpp"
 #include "ir/rng.hpp"
 #include "ir/text.hpp"
 #include "models/gpu.hpp"
@@ -66,4 +70,20 @@ int main(int argc, char** argv) {
     fmt::print("bench_static_check: {:6} rules: {:.3f} s ({} unlaunchable branches)\n", n, s,
                issues);
   }
+  // Parsing: a 20-rule program of the same kind, text printed once, parsed many times.
+  const std::string text = tv::print_program(generated(20));
+  const int reps = 20000;
+  std::size_t ok = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i)
+    ok += tv::parse_program(text).ok() ? 1 : 0;
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+      reps;
+  fmt::print("bench_static_check: parse of a 20-rule program ({} bytes): {:.2f} us ({} of {} "
+             "parsed)\n",
+             text.size(), us, ok, reps);
+  if (ok != std::size_t(reps)) return 1;
+  return tv::bench::report("bench_static_check",
+                           {{"parse of a 20-rule program", us, 100.0, true, "us"}});
 }

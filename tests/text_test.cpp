@@ -376,7 +376,8 @@ TEST_CASE("text: parse_program_or_throw and load_program_file") {
   }
 }
 
-TEST_CASE("text: parsing a 20-rule program takes microseconds") {
+// Its speed is a benchmark's target (bench_static_check): timed bounds fail on loaded machines.
+TEST_CASE("text: a 20-rule program parses, every time") {
   Rng rng(7);
   Program p = test::random_program(rng, 0, 1 << 14, 4);
   for (int i = 0; i < 20; ++i) {
@@ -387,16 +388,13 @@ TEST_CASE("text: parsing a 20-rule program takes microseconds") {
     p.rules.push_back(r);
   }
   const std::string text = print_program(p);
-  const int reps = 2000;
-  std::size_t ok = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < reps; ++i)
-    ok += parse_program(text).ok() ? 1 : 0;
-  const auto t1 = std::chrono::steady_clock::now();
-  const double us = std::chrono::duration<double, std::micro>(t1 - t0).count() / reps;
-  MESSAGE("parse of a 20-rule program (" << text.size() << " bytes): " << us << " us");
-  CHECK(ok == std::size_t(reps));
-  CHECK(us < 2000.0); // generous: sanitizer and debug builds; optimised builds take ~10-20 us
+  const int reps = 200;
+  std::size_t same = 0;
+  for (int i = 0; i < reps; ++i) {
+    const ParseResult r = parse_program(text);
+    same += r.ok() && r.program && print_program(*r.program) == text ? 1 : 0;
+  }
+  CHECK(same == std::size_t(reps));
 }
 
 TEST_CASE("text: garbage and mutated text never crash and parse consistently") {
