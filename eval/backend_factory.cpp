@@ -44,8 +44,7 @@ std::string table_hint(const std::string& spec) {
   if (spec.rfind("replay:", 0) != 0) return "";
   const std::string file = spec.substr(7);
   return fmt::format("; if tilevolve measure wrote {0}, --backend table:{0} reads it as a table "
-                     "(the configs it timed on every shape, one median per pair) and --expert "
-                     "names a program in them",
+                     "(the configs it timed on every shape, one median per pair)",
                      file);
 }
 

@@ -146,7 +146,7 @@ std::vector<std::string> replay_paths(const std::string& path) {
 }
 
 ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu)
-    : path_(path), source_(stems_of(replay_paths(path))), gpu_(gpu) {
+    : path_(path), source_(stems_of(replay_paths(path))), gpu_(gpu), table_(filter.table) {
   const std::vector<std::string> files = replay_paths(path);
   const std::string first = first_line_of(files.front());
   for (const std::string& f : files)
@@ -164,7 +164,6 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
     for (const auto& w : file.warnings)
       fmt::print(stderr, "tilevolve: warning: {}\n", w);
     v2_ = file.version >= 2 && !filter.table;
-    table_ = file.version >= 2 && filter.table;
     layouts_ = file.version >= 2;
     std::set<std::string> gpus;
     std::set<std::pair<std::string, std::string>> families;        // (device, worker) of kept rows

@@ -86,7 +86,7 @@ public:
   /// no rows.
   ReplayBackend(const std::string& path, const ReplayFilter& filter, const Gpu& gpu);
 
-  /// "replay:PATH (gpu)", or "table:PATH (gpu)" for a version-2 file read as a table.
+  /// "replay:PATH (gpu)", or "table:PATH (gpu)" for a file read as a table.
   std::string name() const override;
   /// The recorded answer for each request (see the semantics above); never throws.
   std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override;
@@ -131,7 +131,7 @@ private:
   Gpu gpu_;
   bool autoheuristic_ = false;
   bool v2_ = false;      ///< our format, version 2, replayed as a measured run
-  bool table_ = false;   ///< our format, version 2, read as a table
+  bool table_ = false;   ///< read as a table (`table:FILE`)
   bool layouts_ = false; ///< keys carry their layout (AutoHeuristic data, our version 2)
   std::string device_;   ///< version 2: the device the rows were measured on
   /// One answer per (shape, config, sample).
