@@ -1,6 +1,7 @@
 #include "eval/autoheuristic_data.hpp"
 #include "eval/backend_factory.hpp"
 #include "eval/measurement_cache.hpp"
+#include "eval/problem.hpp"
 #include "eval/replay_backend.hpp"
 #include "ir/error.hpp"
 #include "ir/text.hpp"
@@ -49,6 +50,13 @@ MeasurementRecord record(const std::string& gpu, const Shape& s, const Config& c
   if (st == MeasureStatus::ok) r.result.seconds = seconds;
   return r;
 }
+
+/// The shapes and configs of the small files of our format the tests below write.
+struct TwoShapesThreeConfigs {
+  Shape a = shape(128, 4096, 4096), b = shape(1, 4096, 4096);
+  Config c1 = cfg(128, 128, 64, 4, 3, 8), c2 = cfg(64, 64, 32, 4, 2, 1),
+         c3 = cfg(16, 64, 128, 4, 4, 1);
+};
 
 Measurement time_one(ReplayBackend& b, const Shape& s, const Config& c) {
   return b.time({TimingRequest{s, c}}).at(0);
@@ -118,9 +126,7 @@ std::string small_dataset() {
 TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus") {
   ScratchDir dir("tv_replay_test");
   const std::string path = dir.path + "/cache.csv";
-  const Shape a = shape(128, 4096, 4096), b = shape(1, 4096, 4096);
-  const Config c1 = cfg(128, 128, 64, 4, 3, 8), c2 = cfg(64, 64, 32, 4, 2, 1),
-               c3 = cfg(16, 64, 128, 4, 4, 1);
+  const auto [a, b, c1, c2, c3] = TwoShapesThreeConfigs{};
   for (double s : {3e-5, 1e-5, 2e-5})
     append_record(path, record("h100", a, c1, MeasureStatus::ok, s));
   append_record(path, record("h100", b, c1, MeasureStatus::ok, 4e-5));
@@ -202,9 +208,7 @@ TEST_CASE("replay_backend: our format: median, failures, unmeasured, other gpus"
 TEST_CASE("replay_backend: a version-2 file read as a table, and as the record of a run") {
   ScratchDir dir("tv_replay_table_test");
   const std::string path = dir.path + "/measured.csv";
-  const Shape a = shape(128, 4096, 4096), b = shape(1, 4096, 4096);
-  const Config c1 = cfg(128, 128, 64, 4, 3, 8), c2 = cfg(64, 64, 32, 4, 2, 1),
-               c3 = cfg(16, 64, 128, 4, 4, 1);
+  const auto [a, b, c1, c2, c3] = TwoShapesThreeConfigs{};
   std::string text = fmt::format("{}\n{}\n", kMeasurementCacheV2Line, kMeasurementCacheV2Header);
   const auto append_v2 = [&](MeasurementRecord r) {
     r.device = "NVIDIA H100 80GB HBM3";
@@ -433,6 +437,36 @@ TEST_CASE("replay_backend: bad files and specs") {
   CHECK_THROWS_AS(make_backend("replay:", gpu("h100")), InputError);
   CHECK_THROWS_AS(make_backend("replay:" + dir.path + "/missing.txt", gpu("h100")), InputError);
   CHECK_THROWS_AS(make_backend("replay", gpu("h100")), InputError);
+}
+
+TEST_CASE("replay_backend: the committed H200 table is what its README says") {
+  const std::string path = data_path("replay/h200_triton.csv");
+  ReplayFilter as_table;
+  as_table.table = true;
+  ReplayBackend rb(path, as_table, gpu("h200"));
+  // 48 configs on every one of 323 (M, N, K), each ok, and torch.matmul on every one.
+  REQUIRE(rb.configs().size() == 48);
+  const auto shapes = rb.shapes();
+  CHECK(shapes.size() == 323);
+  CHECK(rb.recorded_pairs() == 48 * 323);
+  const TimeTable t = rb.table(shapes);
+  for (std::size_t r = 0; r < shapes.size(); ++r) {
+    CHECK(rb.vendor_time(shapes[r]));
+    for (std::size_t c = 0; c < rb.configs().size(); ++c)
+      CHECK(std::isfinite(t.time(r, c)));
+  }
+  CHECK(rb.vendor_label() == "torch.matmul on NVIDIA H200, recorded");
+  // The lecture and the six models' shapes up to M = 2048 are all in it.
+  for (const char* file : {"shapes/lecture.csv", "shapes/six_models_m2048.csv"})
+    for (const Shape& s : load_shape_file(data_path(file)))
+      CHECK_MESSAGE(rb.time({{s, rb.configs().front()}})[0].ok(), s.label());
+  // h200_sample48.py is the lecture's expert moved into the table's configs.
+  ProblemSpec spec;
+  spec.gpu = "h200";
+  spec.backend = "table:" + path;
+  spec.shapes = data_path("shapes/lecture.csv");
+  const auto p = load_problem(spec);
+  CHECK(p->expert == load_program_file(data_path("experts/h200_sample48.py")));
 }
 
 TEST_CASE("replay_backend: the committed H100 data, its shapes and the expert") {
