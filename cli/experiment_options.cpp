@@ -66,7 +66,7 @@ void add_folds_option(CLI::App& cmd, int& folds) {
 }
 
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& polish) {
+                        bool& wave_guards, bool& polish, bool& explore) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
@@ -90,6 +90,12 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "the default's, is replaced by a config one field away that is faster on the training "
       "shapes the rule decides, while one is; it times at most half as many pairs again as the "
       "search did, within --max-kernel-runs; not with --folds)");
+  off("--no-explore", explore,
+      "leave unspent what the search did not spend of --max-kernel-runs (by default it goes to "
+      "leaf exploration: on each leaf of decision trees refitted on the run's measurements, the "
+      "leaf's config, the configs measured fastest on its shapes and, on a table, those the "
+      "analytic model ranks first are timed on the leaf's shapes, before polish and refit "
+      "validation; no kernel runs without a cap; not with --folds)");
 }
 
 void check_report_dir(const std::string& out) {

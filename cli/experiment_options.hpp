@@ -31,9 +31,9 @@ void add_race_batch_option(CLI::App& cmd, int& race_batch);
 /// What decides the program a run returns: --searched-thresholds (threshold placement off,
 /// EvolutionOptions::place_thresholds), --no-refit-validation (refit validation off,
 /// EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards) and
-/// --no-polish (EvolutionOptions::polish).
+/// --no-polish (EvolutionOptions::polish) and --no-explore (EvolutionOptions::explore).
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& polish);
+                        bool& wave_guards, bool& polish, bool& explore);
 /// --folds K: model selection's cross-validation folds (0 = off).
 void add_folds_option(CLI::App& cmd, int& folds);
 

@@ -85,6 +85,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"refit_validation", r.options.refit_validation},
       {"wave_guards", r.options.wave_guards},
       {"polish", r.options.polish},
+      {"explore", r.options.explore},
       {"race_batch", r.options.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
@@ -126,7 +127,7 @@ void add_splits_command(CLI::App& app) {
   add_race_batch_option(*cmd, o->study.race_batch);
   add_folds_option(*cmd, o->study.folds);
   add_result_options(*cmd, o->study.place_thresholds, o->study.refit_validation,
-                     o->study.wave_guards, o->study.polish);
+                     o->study.wave_guards, o->study.polish, o->study.explore);
   cmd->add_option("--splits", o->study.splits,
                   "random half/half splits (split seeds K .. K+N-1, K = --first-split)")
       ->check(integer_in(1, 100000))

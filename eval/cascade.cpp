@@ -303,6 +303,10 @@ double CascadeEvaluator::cached_time(std::size_t row, const Config& config) cons
                                                : std::numeric_limits<double>::infinity();
 }
 
+bool CascadeEvaluator::timed(std::size_t row, const Config& config) const {
+  return cache_.count(Key{row, config}) > 0;
+}
+
 SetScore CascadeEvaluator::cached_probe_score(const Program& p) const {
   if (options_.analytic_probes) return probe_scorer_->score(p);
   return probe_scorer_->score_times(cached_times(p, probe_rows_));

@@ -108,6 +108,8 @@ public:
   std::vector<double> cached_times(const Program& p, const std::vector<std::size_t>& rows) const;
   /// Cached time of `config` on table row `row` (+inf when not cached or failed); no counting.
   double cached_time(std::size_t row, const Config& config) const;
+  /// True when `config` was timed on table row `row` (ok or not); no counting.
+  bool timed(std::size_t row, const Config& config) const;
   /// The fastest ok measurements of table row `row` so far (seconds, config), fastest first
   /// (ties in config order), at most `k`; no counting.
   std::vector<std::pair<double, Config>> fastest(std::size_t row, std::size_t k) const;

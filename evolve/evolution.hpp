@@ -47,6 +47,10 @@ inline constexpr double kPolishShare = 0.5;
 /// its kernel-run cap.
 inline constexpr double kRaceFromCapShare = 0.5;
 
+/// True when `op`, a key of EvolutionResult::per_operator, is a step of the run rather than an
+/// edit of the mutator (seeding, model selection, race completion, exploration, polish).
+bool is_run_step(const std::string& op);
+
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
 /// Refit validation tries trees of up to this many times the baseline tree's leaf limit
@@ -111,6 +115,11 @@ struct EvolutionOptions {
   /// within kPolishShare of the search's kernel runs and the cap. Off: the configs as searched.
   /// Not with model selection (folds > 0).
   bool polish = true;
+  /// Leaf exploration (evolve/leaf_explore.hpp) under a kernel-run cap: what the search left of
+  /// the cap is spent timing, on each leaf of trees refitted on the run's measurements, the
+  /// configs its shapes' measurements rank fastest, before polish and refit validation. Off:
+  /// the run's measurements are the search's. Not with model selection (folds > 0).
+  bool explore = true;
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
@@ -182,6 +191,9 @@ struct EvolutionResult {
   /// The leaf configs polish replaced in the result (leaf_polish.hpp), one line each (none when
   /// refit validation returned a tree instead), and the kernel runs polish took.
   std::vector<std::string> polish;
+  /// What leaf exploration did (empty when it did not run) and the kernel runs it took.
+  std::string exploration;
+  long long exploration_kernel_runs = 0;
   long long polish_kernel_runs = 0;
   /// Children racing stopped that were timed in full at the end (under a kernel-run cap), and
   /// the kernel runs that took (in per_operator as "race completion").
@@ -247,6 +259,9 @@ private:
   /// pairs fit: the pairs a refit sees are then never fewer than without racing.
   void complete_raced(EvolutionResult& r);
   void polish_result(EvolutionResult& r);
+  /// Under a kernel-run cap, spends what is left of it on leaf exploration (leaf_explore.hpp)
+  /// of trees refitted on the run's measurements, before polish and refit validation.
+  void explore_result(EvolutionResult& r);
   /// Runs cross-validation (model_selection.hpp) and hands what it timed to the run.
   void select_model();
   EvolutionResult loop();

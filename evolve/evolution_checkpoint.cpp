@@ -57,6 +57,7 @@ void Evolution::write_checkpoint() {
   st["raced"] = nlohmann::json::array();
   for (const Program& p : s.raced)
     st["raced"].push_back(print_program(p));
+  if (s.explored) st["exploration"] = *s.explored;
   // Without its pairs: they are in the run's cache below.
   if (s.selection) st["selection"] = s.selection->to_json(false);
   if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
@@ -126,6 +127,8 @@ void Evolution::load_checkpoint() {
       if (!pr.ok()) throw InputError(fmt::format("{}: a raced program does not parse", path));
       s.raced.push_back(*pr.program);
     }
+  s.explored.reset(); // checkpoints written before leaf exploration, or before it ran, have none
+  if (st.contains("exploration")) s.explored = get_field<std::string>(st, "exploration", w);
   if (st.contains("selection"))
     s.selection = ModelSelection::from_json(get_field<nlohmann::json>(st, "selection", w));
   if (st.contains("mutator"))

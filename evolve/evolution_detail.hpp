@@ -62,6 +62,9 @@ struct Evolution::State {
   /// Children racing stopped (stage race_reject), in order: timed in full at the end when a
   /// kernel-run cap leaves room (Evolution::complete_raced).
   std::vector<Program> raced;
+  /// What leaf exploration did, once it has run (Evolution::explore_result): a resumed finished
+  /// run reports it again and times nothing more.
+  std::optional<std::string> explored;
   std::vector<Improvement> improvements;
   Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
   ComplexityFront front;                  ///< the best program per rule count

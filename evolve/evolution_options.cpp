@@ -31,6 +31,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"place_thresholds", place_thresholds},
                    {"wave_guards", wave_guards},
                    {"polish", polish},
+                   {"explore", explore},
                    {"refit_validation", refit_validation},
                    {"database",
                     {{"islands", database.islands},
@@ -109,6 +110,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.wave_guards = j.contains("wave_guards") ? get_field<bool>(j, "wave_guards", w) : false;
   // Runs written before leaf polish returned the searched configs.
   o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
+  // Runs written before leaf exploration left what the search did not spend of the cap unspent.
+  o.explore = j.contains("explore") ? get_field<bool>(j, "explore", w) : false;
   o.refit_validation =
       j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
   if (c.contains("analytic_probes"))

@@ -7,6 +7,7 @@
 #include "eval/decision_tree.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/evolution_detail.hpp"
+#include "evolve/leaf_explore.hpp"
 #include "evolve/leaf_polish.hpp"
 #include "evolve/refit.hpp"
 #include "evolve/refit_validation.hpp"
@@ -17,6 +18,9 @@
 #include "ir/text.hpp"
 #include "ir/threshold_placement.hpp"
 #include "ir/wave_guards.hpp"
+#include "models/analytic_model.hpp"
+#include "models/launch.hpp"
+#include "models/time_table.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -78,7 +82,49 @@ void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
   r.wave_guards = std::move(guarded.changes);
 }
 
+/// Past this many (training shape, config) cells (64 MB of doubles) leaf exploration goes by
+/// the measured winners alone.
+constexpr std::size_t kMaxPriorCells = std::size_t(1) << 23;
+
+/// Leaf exploration's prior (ExploreHooks::prior): the analytic model's log slowdown of each
+/// config of `space` against the fastest of them, per training shape. The space is a table's
+/// configs on recorded timings (a pair the table cannot run is +infinity) and the GPU's space
+/// otherwise (+infinity where a config does not launch for the shape's dtype); `space` is left
+/// empty, and so is the result, past kMaxPriorCells.
+std::vector<std::vector<double>> analytic_prior(const Problem& problem,
+                                                const std::vector<Shape>& train_shapes,
+                                                std::vector<Config>& space) {
+  const bool table = problem.backend->complete_table() && problem.table;
+  space = table ? problem.table->configs() : model_configs(problem.gpu, problem.dtypes());
+  if (space.size() * train_shapes.size() > kMaxPriorCells) {
+    space.clear();
+    return {};
+  }
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<double>> prior(train_shapes.size());
+  for (std::size_t i = 0; i < train_shapes.size(); ++i) {
+    std::vector<double>& p = prior[i];
+    p.assign(space.size(), inf);
+    double best = inf;
+    for (std::size_t k = 0; k < space.size(); ++k) {
+      const bool runs = table ? std::isfinite(problem.table->time(problem.train_rows[i], k))
+                              : !launch_problem(space[k], problem.gpu, train_shapes[i].dtype);
+      if (!runs) continue;
+      p[k] = model_time(train_shapes[i], space[k], problem.gpu);
+      if (p[k] > 0) best = std::min(best, p[k]);
+    }
+    for (double& v : p)
+      v = v > 0 && std::isfinite(v) ? std::log(v / best) : inf;
+  }
+  return prior;
+}
+
 } // namespace
+
+bool is_run_step(const std::string& op) {
+  return op == "seed" || op == "selection" || op == "race completion" || op == "exploration" ||
+         op == "polish";
+}
 
 Program Evolution::measured_tree(int leaves) const {
   return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves);
@@ -99,6 +145,46 @@ void Evolution::complete_raced(EvolutionResult& r) {
     if (ev.stage == Stage::full) ++r.raced_completed;
   }
   r.raced_completion_kernel_runs = done.kernel_runs;
+}
+
+void Evolution::explore_result(EvolutionResult& r) {
+  State& s = *s_;
+  if (s.explored) { // a resumed finished run: its pairs are in the cache, counted
+    r.exploration = *s.explored;
+    r.exploration_kernel_runs = s.per_op["exploration"].kernel_runs;
+    return;
+  }
+  if (kernel_runs_left() <= 0) return; // no cap, or nothing left of it
+  Counters& done = s.per_op["exploration"];
+  const int leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
+  ExploreHooks hooks;
+  hooks.fit = [&] { return measured_tree(leaves); };
+  hooks.fastest = [&](std::size_t i, std::size_t k) {
+    std::vector<Config> out;
+    for (const auto& [secs, c] : s.eval.fastest(problem_->train_rows[i], k))
+      out.push_back(c);
+    return out;
+  };
+  hooks.timed = [&](std::size_t i, const Config& c) {
+    return s.eval.timed(problem_->train_rows[i], c);
+  };
+  std::vector<std::size_t> rows;
+  hooks.time = [&](const Config& c, const std::vector<std::size_t>& which) {
+    rows.clear();
+    for (std::size_t i : which)
+      rows.push_back(problem_->train_rows[i]);
+    const Evaluation ev = s.eval.time_config(c, rows, kernel_runs_left());
+    s.counters.kernel_runs += ev.kernel_runs;
+    done.kernel_runs += ev.kernel_runs;
+    return ev.stage != Stage::over_budget;
+  };
+  const std::vector<std::vector<double>> prior =
+      analytic_prior(*problem_, s.train_shapes, hooks.space);
+  if (!hooks.space.empty()) hooks.prior = [&](std::size_t i, std::size_t k) { return prior[i][k]; };
+  const ExploredLeaves explored = explore_leaves(s.train_shapes, hooks);
+  r.exploration = explored.summary();
+  r.exploration_kernel_runs = done.kernel_runs;
+  s.explored = r.exploration;
 }
 
 void Evolution::polish_result(EvolutionResult& r) {
@@ -197,6 +283,7 @@ EvolutionResult Evolution::finish() {
       place_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
+    if (options_.explore) explore_result(r);
     if (options_.polish) polish_result(r);
     if (options_.refit_validation) validate_refit_result(r);
     if (options_.place_thresholds) place_result(r, s.train_shapes, problem_->gpu.units);

@@ -3,6 +3,7 @@
 
 #include "eval/report_format.hpp"
 #include "eval/text_table.hpp"
+#include "evolve/evolution.hpp"
 #include "evolve/mutators/llm_stats.hpp"
 #include "ir/plural.hpp"
 #include "ir/text.hpp"
@@ -39,7 +40,9 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"placed_thresholds", r.placement},
                {"wave_guards", r.wave_guards},
                {"polish", r.polish},
-               {"polish_kernel_runs", r.polish_kernel_runs}};
+               {"polish_kernel_runs", r.polish_kernel_runs},
+               {"exploration", r.exploration},
+               {"exploration_kernel_runs", r.exploration_kernel_runs}};
   j["racing"] = {{"stopped", r.counters.race_reject},
                  {"completed", r.raced_completed},
                  {"completion_kernel_runs", r.raced_completion_kernel_runs}};
@@ -139,6 +142,11 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                      r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  if (!r.exploration.empty())
+    out += fmt::format("Leaf exploration spent what the search left of the kernel-run cap on the "
+                       "leaves of trees refitted on the run's measurements: {} (--no-explore "
+                       "leaves it unspent).\n\n",
+                       r.exploration);
   if (!r.polish.empty()) {
     out += fmt::format("Its leaf configs were polished: each replaced by a config one field away "
                        "that is faster on the training shapes its rule decides ({} kernel runs; "
@@ -200,7 +208,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   out += cost.str() + "\n";
   TextTable ops({"operator", "proposed", "full", "better than parent", "new best", "success"});
   for (const auto& [op, oc] : r.per_operator) {
-    if (op == "seed" || op == "selection" || op == "polish" || op == "race completion") continue;
+    if (is_run_step(op)) continue;
     ops.add({op, thousands(oc.proposed), thousands(oc.full), thousands(oc.improved),
              thousands(oc.new_best),
              fmt::format("{:.1f}%", oc.proposed ? 100.0 * oc.improved / oc.proposed : 0.0)});

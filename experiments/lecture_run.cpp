@@ -1,5 +1,6 @@
 // Demo 2 of the lecture: one evolution run.
 #include "eval/report_format.hpp"
+#include "evolve/evolution.hpp"
 #include "experiments/lecture_sections.hpp"
 #include "experiments/study_problem.hpp"
 #include "ir/text.hpp"
@@ -111,8 +112,7 @@ Section lecture_run_section(const LectureResult& r, const Problem& p, const Cata
                   {}};
   std::vector<OpRate> rates;
   for (const auto& [op, c] : run.per_operator) {
-    if (op == "seed" || op == "polish" || op == "race completion")
-      continue; // not operators of the mutator
+    if (is_run_step(op)) continue; // not operators of the mutator
     const double rate = c.proposed ? double(c.improved) / double(c.proposed) : 0.0;
     if (c.proposed > 0) rates.push_back({opt.rows.size(), rate, op});
     opt.rows.push_back({op, format_thousands(c.proposed), format_thousands(c.full),

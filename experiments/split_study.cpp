@@ -129,6 +129,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.refit_validation = options.refit_validation;
       spec.options.wave_guards = options.wave_guards;
       spec.options.polish = options.polish;
+      spec.options.explore = options.explore;
       spec.options.cascade.race_batch = options.race_batch;
       spec.options.kernel_runs = r.options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
@@ -231,6 +232,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.refit_validation ? std::string() : ", no refit validation") +
           (options.wave_guards ? std::string() : ", no wave guards") +
           (options.polish ? std::string() : ", no leaf polish") +
+          (options.explore ? std::string() : ", no leaf exploration") +
           (options.race_batch > 0 ? std::string() : ", no racing"),
       options.problem.vendor_dispatch
           ? " Programs may return the vendor library (--vendor-dispatch), and every fraction is "

@@ -33,6 +33,7 @@ struct SplitStudyOptions {
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
   bool polish = true;           ///< EvolutionOptions::polish
+  bool explore = true;          ///< EvolutionOptions::explore
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).

@@ -360,6 +360,35 @@ TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not"
   CHECK(nlohmann::json::parse(splits.out)["polish"] == false);
 }
 
+TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploration, --no-explore "
+          "does not") {
+  const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
+                           "/data/replay/h200_triton.csv --shapes " TILEVOLVE_SOURCE_DIR
+                           "/data/shapes/lecture.csv --budget 400";
+  const Run on = run(args + " --json");
+  const Run off = run(args + " --no-explore --json");
+  REQUIRE(on.status == 0);
+  REQUIRE(off.status == 0);
+  const auto a = nlohmann::json::parse(on.out);
+  const auto b = nlohmann::json::parse(off.out);
+  const long long explored = a["best"]["exploration_kernel_runs"].get<long long>();
+  CHECK(explored > 0);
+  CHECK(a["best"]["exploration"].get<std::string>().find("pairs timed in") != std::string::npos);
+  CHECK(b["best"]["exploration_kernel_runs"] == 0);
+  CHECK(b["best"]["exploration"] == "");
+  // Within the 30% cap, and more of it spent than without.
+  const double exhaustive = a["exhaustive_train_runs"].get<double>();
+  CHECK(a["kernel_runs"].get<double>() <= 0.30 * exhaustive);
+  CHECK(a["kernel_runs"].get<long long>() > b["kernel_runs"].get<long long>());
+  const Run summary = run(args);
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("Leaf exploration spent what the search left") != std::string::npos);
+  CHECK(run("evolve --help").out.find("--no-explore") != std::string::npos);
+  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-explore --json");
+  REQUIRE(splits.status == 0);
+  CHECK(nlohmann::json::parse(splits.out)["explore"] == false);
+}
+
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {
   const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "

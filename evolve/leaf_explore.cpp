@@ -1,0 +1,116 @@
+#include "evolve/leaf_explore.hpp"
+
+#include "ir/plural.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace tv {
+
+std::string ExploredLeaves::summary() const {
+  return fmt::format("{} timed in {}{}", counted(pairs, "pair", "pairs"),
+                     counted(rounds, "round", "rounds"),
+                     limited ? " (stopped at the kernel-run cap)" : "");
+}
+
+namespace {
+
+/// Configs that rank among the two fastest measured on the shapes `which`, by how many of
+/// them they rank on (first place counts two, second one), ties in first-seen order.
+std::vector<Config> leaf_candidates(const std::vector<std::size_t>& which,
+                                    const ExploreHooks& hooks, std::size_t depth) {
+  std::vector<Config> order;
+  std::map<std::size_t, int> points; // index into order -> points
+  for (std::size_t i : which) {
+    const std::vector<Config> top = hooks.fastest(i, depth);
+    for (std::size_t rank = 0; rank < top.size(); ++rank) {
+      auto at = std::find(order.begin(), order.end(), top[rank]);
+      const std::size_t k = std::size_t(at - order.begin());
+      if (at == order.end()) order.push_back(top[rank]);
+      points[k] += int(depth - rank);
+    }
+  }
+  std::vector<std::size_t> idx(order.size());
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    idx[k] = k;
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::size_t a, std::size_t b) { return points[a] > points[b]; });
+  std::vector<Config> out;
+  for (std::size_t k : idx)
+    out.push_back(order[k]);
+  return out;
+}
+
+/// The configs of hooks.space by their mean prior over the shapes `which`, best first; those
+/// that cannot run on one of them are left out.
+std::vector<Config> prior_candidates(const std::vector<std::size_t>& which,
+                                     const ExploreHooks& hooks) {
+  if (hooks.space.empty() || !hooks.prior) return {};
+  std::vector<std::pair<double, std::size_t>> ranked;
+  for (std::size_t k = 0; k < hooks.space.size(); ++k) {
+    double sum = 0;
+    for (std::size_t i : which)
+      sum += hooks.prior(i, k);
+    if (std::isfinite(sum)) ranked.emplace_back(sum, k);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Config> out;
+  for (const auto& [sum, k] : ranked)
+    out.push_back(hooks.space[k]);
+  return out;
+}
+
+} // namespace
+
+ExploredLeaves explore_leaves(const std::vector<Shape>& shapes, const ExploreHooks& hooks,
+                              int per_leaf, int max_rounds) {
+  ExploredLeaves out;
+  for (int round = 0; round < max_rounds; ++round) {
+    const Program tree = hooks.fit();
+    std::vector<std::vector<std::size_t>> leaf(tree.rules.size() + 1);
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const int r = tree.deciding_rule(shapes[i]);
+      leaf[r < 0 ? tree.rules.size() : std::size_t(r)].push_back(i);
+    }
+    long long timed_now = 0;
+    for (std::size_t l = 0; l < leaf.size(); ++l) {
+      if (leaf[l].empty()) continue;
+      // The leaf's config, then the measured winners and the prior's choices in turn.
+      const std::vector<Config> won = leaf_candidates(leaf[l], hooks, 2);
+      const std::vector<Config> priored = prior_candidates(leaf[l], hooks);
+      std::vector<Config> order{l < tree.rules.size() ? tree.rules[l].config : tree.default_config};
+      for (std::size_t k = 0; k < std::max(won.size(), priored.size()); ++k) {
+        if (k < won.size()) order.push_back(won[k]);
+        if (k < priored.size()) order.push_back(priored[k]);
+      }
+      int tried = 0;
+      std::vector<Config> seen;
+      for (const Config& c : order) {
+        if (tried >= per_leaf) break;
+        if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+        seen.push_back(c);
+        std::vector<std::size_t> missing;
+        for (std::size_t i : leaf[l])
+          if (!hooks.timed(i, c)) missing.push_back(i);
+        if (missing.empty()) continue;
+        ++tried;
+        if (!hooks.time(c, missing)) {
+          out.limited = true;
+          out.pairs += timed_now;
+          if (timed_now > 0) ++out.rounds;
+          return out;
+        }
+        timed_now += (long long)missing.size();
+      }
+    }
+    if (timed_now == 0) break;
+    out.pairs += timed_now;
+    ++out.rounds;
+  }
+  return out;
+}
+
+} // namespace tv

@@ -1,0 +1,54 @@
+#pragma once
+/// Leaf exploration: after the search, before refit validation, the run spends what is left of
+/// its kernel-run cap where a tree refitted on its measurements needs it. Such a tree assumes a
+/// pair never timed is slow, so it keeps to configs the search happened to time on each shape.
+/// Each round refits the tree, groups the training shapes by the leaf that decides them, and
+/// times on every shape of a leaf the leaf's config, then in turn the configs that its shapes'
+/// own measurements rank fastest (a config good on one shape of a group of similar shapes is
+/// the likeliest to be good on the others) and those a prior (the analytic model) ranks first
+/// for them. Rounds repeat while they time something.
+#include "ir/program.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+/// What the exploration reads and does; all four are required.
+struct ExploreHooks {
+  /// The tree refitted on every measurement so far.
+  std::function<Program()> fit;
+  /// The fastest configs measured on training shape `i` so far, fastest first, at most `k`.
+  std::function<std::vector<Config>(std::size_t i, std::size_t k)> fastest;
+  /// True when config `c` was timed on training shape `i` (failed or not).
+  std::function<bool(std::size_t i, const Config& c)> timed;
+  /// Times `c` on the training shapes `which` (none timed yet); false when the kernel-run limit
+  /// leaves no room for them (nothing timed).
+  std::function<bool(const Config& c, const std::vector<std::size_t>& which)> time;
+  /// The configs a leaf may try besides the measured ones (empty: only those) and a prior on
+  /// each: prior(i, k) is the expected log slowdown of space[k] on training shape i against
+  /// the fastest of the space (+infinity: it cannot run there). Optional.
+  std::vector<Config> space;
+  std::function<double(std::size_t i, std::size_t k)> prior;
+};
+
+/// What explore_leaves did.
+struct ExploredLeaves {
+  int rounds = 0;       ///< rounds that timed something
+  long long pairs = 0;  ///< (shape, config) pairs timed
+  bool limited = false; ///< a round stopped at the kernel-run limit
+  std::string summary() const;
+};
+
+/// Explores the leaves of trees refitted on `shapes`' measurements (see the file comment): per
+/// round and leaf, up to `per_leaf` configs that some of the leaf's shapes have not timed, each
+/// timed on those shapes: the leaf's config, then the configs among the two fastest measured
+/// on most of the leaf's shapes and those of hooks.space with the least prior summed over the
+/// leaf's shapes, one of each in turn. Stops after `max_rounds` rounds, at a round that times
+/// nothing, or at the first config the limit refuses. Deterministic.
+ExploredLeaves explore_leaves(const std::vector<Shape>& shapes, const ExploreHooks& hooks,
+                              int per_leaf = 3, int max_rounds = 8);
+
+} // namespace tv
