@@ -117,8 +117,9 @@ struct EvolutionOptions {
   bool polish = true;
   /// Leaf exploration (evolve/leaf_explore.hpp) under a kernel-run cap: what the search left of
   /// the cap is spent timing, on each leaf of trees refitted on the run's measurements, the
-  /// configs its shapes' measurements rank fastest, before polish and refit validation. Off:
-  /// the run's measurements are the search's. Not with model selection (folds > 0).
+  /// leaf's config, the configs its shapes' measurements rank fastest and those the analytic
+  /// model ranks first, before polish and refit validation. Off: the run's measurements are the
+  /// search's. Not with model selection (folds > 0).
   bool explore = true;
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
@@ -191,10 +192,10 @@ struct EvolutionResult {
   /// The leaf configs polish replaced in the result (leaf_polish.hpp), one line each (none when
   /// refit validation returned a tree instead), and the kernel runs polish took.
   std::vector<std::string> polish;
+  long long polish_kernel_runs = 0;
   /// What leaf exploration did (empty when it did not run) and the kernel runs it took.
   std::string exploration;
   long long exploration_kernel_runs = 0;
-  long long polish_kernel_runs = 0;
   /// Children racing stopped that were timed in full at the end (under a kernel-run cap), and
   /// the kernel runs that took (in per_operator as "race completion").
   long long raced_completed = 0, raced_completion_kernel_runs = 0;

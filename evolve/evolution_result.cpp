@@ -82,20 +82,27 @@ void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
   r.wave_guards = std::move(guarded.changes);
 }
 
+/// The configs polish and exploration may try: the table's on recorded timings, the GPU's
+/// launchable space otherwise.
+std::vector<Config> config_space(const Problem& problem) {
+  return problem.backend->complete_table() ? problem.table->configs()
+                                           : model_configs(problem.gpu, problem.dtypes());
+}
+
 /// Past this many (training shape, config) cells (64 MB of doubles) leaf exploration goes by
 /// the measured winners alone.
 constexpr std::size_t kMaxPriorCells = std::size_t(1) << 23;
 
 /// Leaf exploration's prior (ExploreHooks::prior): the analytic model's log slowdown of each
-/// config of `space` against the fastest of them, per training shape. The space is a table's
-/// configs on recorded timings (a pair the table cannot run is +infinity) and the GPU's space
-/// otherwise (+infinity where a config does not launch for the shape's dtype); `space` is left
-/// empty, and so is the result, past kMaxPriorCells.
+/// config of `space` (set to config_space) against the fastest of them, per training shape:
+/// +infinity where the table cannot run the pair (recorded timings) or the config does not
+/// launch for the shape's dtype (otherwise). `space` is left empty, and so is the result, past
+/// kMaxPriorCells.
 std::vector<std::vector<double>> analytic_prior(const Problem& problem,
                                                 const std::vector<Shape>& train_shapes,
                                                 std::vector<Config>& space) {
-  const bool table = problem.backend->complete_table() && problem.table;
-  space = table ? problem.table->configs() : model_configs(problem.gpu, problem.dtypes());
+  const bool table = problem.backend->complete_table();
+  space = config_space(problem);
   if (space.size() * train_shapes.size() > kMaxPriorCells) {
     space.clear();
     return {};
@@ -189,9 +196,7 @@ void Evolution::explore_result(EvolutionResult& r) {
 
 void Evolution::polish_result(EvolutionResult& r) {
   State& s = *s_;
-  const std::vector<Config> space = problem_->backend->complete_table()
-                                        ? problem_->table->configs()
-                                        : model_configs(problem_->gpu, problem_->dtypes());
+  const std::vector<Config> space = config_space(*problem_);
   // Polish times at most a share of what the search timed, and never past the cap. Its runs so
   // far are in per_op["polish"]: a resumed finished run polishes again from the cache, under
   // the same allowance and with less of it left, so it decides the same and times nothing.
