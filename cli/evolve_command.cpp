@@ -444,8 +444,7 @@ void add_evolve_command(CLI::App& app) {
   add_race_batch_option(*cmd, o->evo.cascade.race_batch);
   add_rule_penalty_option(*cmd, o->evo.rule_penalty);
   add_folds_option(*cmd, o->evo.folds);
-  add_result_options(*cmd, o->evo.place_thresholds, o->evo.refit_validation, o->evo.wave_guards,
-                     o->evo.polish, o->evo.explore);
+  add_result_options(*cmd, o->evo);
   cmd->add_flag_callback(
       "--no-cascade", [o] { o->evo.cascade.enabled = false; },
       "skip the probe stage: time every launchable child on all training shapes");

@@ -66,7 +66,7 @@ void add_folds_option(CLI::App& cmd, int& folds) {
 }
 
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& polish, bool& explore) {
+                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
@@ -85,6 +85,11 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "
       "unseen shape whose grid would spill into one more wave goes on to the later rules; no "
       "training shape changes its config)");
+  off("--no-guard-validation", guard_validation,
+      "give every rule its wave guard (by default guards placed on folds of the training shapes "
+      "are judged on the held-out shapes they send to a later rule, and a rule whose diverted "
+      "shapes ran slower in sum, as the run measured them, gets none; the pairs it needs and the "
+      "run lacks are timed within --max-kernel-runs)");
   off("--no-polish", polish,
       "return the searched program's configs as they are (by default each rule's config, and "
       "the default's, is replaced by a config one field away that is faster on the training "

@@ -28,12 +28,18 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
 /// --race-batch N: stage 2 racing's batch of new pairs (0 = off).
 void add_race_batch_option(CLI::App& cmd, int& race_batch);
-/// What decides the program a run returns: --searched-thresholds (threshold placement off,
-/// EvolutionOptions::place_thresholds), --no-refit-validation (refit validation off,
-/// EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards) and
-/// --no-polish (EvolutionOptions::polish) and --no-explore (EvolutionOptions::explore).
+/// What decides the program a run returns, flag by flag: --searched-thresholds (threshold
+/// placement off, EvolutionOptions::place_thresholds), --no-refit-validation (refit validation
+/// off, EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards),
+/// --no-guard-validation (EvolutionOptions::guard_validation), --no-polish
+/// (EvolutionOptions::polish) and --no-explore (EvolutionOptions::explore).
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& polish, bool& explore);
+                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore);
+/// The same flags on `o`, an EvolutionOptions or a SplitStudyOptions (fields of those names).
+template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
+  add_result_options(cmd, o.place_thresholds, o.refit_validation, o.wave_guards, o.guard_validation,
+                     o.polish, o.explore);
+}
 /// --folds K: model selection's cross-validation folds (0 = off).
 void add_folds_option(CLI::App& cmd, int& folds);
 

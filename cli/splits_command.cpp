@@ -84,6 +84,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"place_thresholds", r.options.place_thresholds},
       {"refit_validation", r.options.refit_validation},
       {"wave_guards", r.options.wave_guards},
+      {"guard_validation", r.options.guard_validation},
       {"polish", r.options.polish},
       {"explore", r.options.explore},
       {"race_batch", r.options.race_batch},
@@ -126,8 +127,7 @@ void add_splits_command(CLI::App& app) {
   add_rule_penalty_option(*cmd, o->study.rule_penalty);
   add_race_batch_option(*cmd, o->study.race_batch);
   add_folds_option(*cmd, o->study.folds);
-  add_result_options(*cmd, o->study.place_thresholds, o->study.refit_validation,
-                     o->study.wave_guards, o->study.polish, o->study.explore);
+  add_result_options(*cmd, o->study);
   cmd->add_option("--splits", o->study.splits,
                   "random half/half splits (split seeds K .. K+N-1, K = --first-split)")
       ->check(integer_in(1, 100000))

@@ -110,6 +110,11 @@ struct EvolutionOptions {
   /// grid would spill into one more wave falls through to the later rules. Off: no comparison is
   /// added.
   bool wave_guards = true;
+  /// Guard validation (evolve/guard_validation.hpp) before the wave guards are added: guards
+  /// placed on folds of the training shapes divert some held-out ones to a later rule, and a
+  /// rule whose diversions the run measured as slower in sum gets no guard. The diverted pairs
+  /// the run lacks are timed (within the cap). Off: every rule gets its guard.
+  bool guard_validation = true;
   /// Leaf polish (evolve/leaf_polish.hpp) of the searched program before refit validation: each
   /// leaf config replaced by a one-field neighbour that is faster on the leaf's training shapes,
   /// within kPolishShare of the search's kernel runs and the cap. Off: the configs as searched.
@@ -189,6 +194,9 @@ struct EvolutionResult {
   std::vector<std::string> placement;
   /// The wave guards added to the result's rules, one line each.
   std::vector<std::string> wave_guards;
+  /// What guard validation found (empty when it did not run) and the kernel runs it took.
+  std::string guard_validation;
+  long long guard_validation_kernel_runs = 0;
   /// The leaf configs polish replaced in the result (leaf_polish.hpp), one line each (none when
   /// refit validation returned a tree instead), and the kernel runs polish took.
   std::vector<std::string> polish;
@@ -255,11 +263,14 @@ private:
   /// Refit validation: makes the best cross-validated tree on the run's measurements the
   /// result `r` when it beats the searched program (see EvolutionOptions::refit_validation).
   void validate_refit_result(EvolutionResult& r) const;
-  /// Polishes the result's leaf configs (leaf_polish.hpp) within the kernel-run cap.
   /// Under a kernel-run cap, times the children racing stopped in full, in order, while their
   /// pairs fit: the pairs a refit sees are then never fewer than without racing.
   void complete_raced(EvolutionResult& r);
+  /// Polishes the result's leaf configs (leaf_polish.hpp) within the kernel-run cap.
   void polish_result(EvolutionResult& r);
+  /// Guard validation (guard_validation.hpp) of the result's unguarded program: times the
+  /// diverted pairs the run lacks (within the cap) and returns which rules may get a guard.
+  std::vector<bool> validate_guards_result(EvolutionResult& r);
   /// Under a kernel-run cap, spends what is left of it on leaf exploration (leaf_explore.hpp)
   /// of trees refitted on the run's measurements, before polish and refit validation.
   void explore_result(EvolutionResult& r);

@@ -30,6 +30,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"folds", folds},
                    {"place_thresholds", place_thresholds},
                    {"wave_guards", wave_guards},
+                   {"guard_validation", guard_validation},
                    {"polish", polish},
                    {"explore", explore},
                    {"refit_validation", refit_validation},
@@ -108,6 +109,9 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
       j.contains("place_thresholds") ? get_field<bool>(j, "place_thresholds", w) : false;
   // Runs written before wave guards returned their rules unguarded.
   o.wave_guards = j.contains("wave_guards") ? get_field<bool>(j, "wave_guards", w) : false;
+  // Runs written before guard validation guarded every rule.
+  o.guard_validation =
+      j.contains("guard_validation") ? get_field<bool>(j, "guard_validation", w) : false;
   // Runs written before leaf polish returned the searched configs.
   o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
   // Runs written before leaf exploration left what the search did not spend of the cap unspent.

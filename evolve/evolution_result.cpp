@@ -7,6 +7,7 @@
 #include "eval/decision_tree.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/evolution_detail.hpp"
+#include "evolve/guard_validation.hpp"
 #include "evolve/leaf_explore.hpp"
 #include "evolve/leaf_polish.hpp"
 #include "evolve/refit.hpp"
@@ -22,6 +23,7 @@
 #include "models/launch.hpp"
 #include "models/time_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -76,8 +78,9 @@ void place_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
 }
 
 /// Keeps each of the result's rules to the waves its training shapes fill, noting each guard.
-void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units) {
-  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units);
+void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units,
+                  const std::vector<bool>& allowed) {
+  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units, allowed);
   r.best.program = std::move(guarded.program);
   r.wave_guards = std::move(guarded.changes);
 }
@@ -130,7 +133,7 @@ std::vector<std::vector<double>> analytic_prior(const Problem& problem,
 
 bool is_run_step(const std::string& op) {
   return op == "seed" || op == "selection" || op == "race completion" || op == "exploration" ||
-         op == "polish";
+         op == "polish" || op == "guard validation";
 }
 
 Program Evolution::measured_tree(int leaves) const {
@@ -192,6 +195,48 @@ void Evolution::explore_result(EvolutionResult& r) {
   r.exploration = explored.summary();
   r.exploration_kernel_runs = done.kernel_runs;
   s.explored = r.exploration;
+}
+
+std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
+  State& s = *s_;
+  const Program& p = r.best.program;
+  if (!options_.guard_validation) return {};
+  const auto folds = deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed,
+                                      problem_->spec.split == "random-mnk");
+  const std::vector<GuardDiversion> diversions =
+      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units);
+  // The pairs the run lacks, config by config (in first-need order, so the log is stable).
+  std::vector<std::pair<Config, std::vector<std::size_t>>> missing;
+  for (const GuardDiversion& d : diversions) {
+    const std::size_t row = problem_->train_rows[d.shape];
+    for (const Config* c : {&d.plain, &d.guarded}) {
+      if (s.eval.timed(row, *c)) continue;
+      auto it = std::find_if(missing.begin(), missing.end(),
+                             [&](const auto& m) { return m.first == *c; });
+      if (it == missing.end()) it = missing.insert(missing.end(), {*c, {}});
+      if (std::find(it->second.begin(), it->second.end(), row) == it->second.end())
+        it->second.push_back(row);
+    }
+  }
+  // A config whose pairs do not fit in what is left of the cap is skipped (its diversions are no
+  // evidence); a resumed finished run finds the rest cached and skips the same ones.
+  for (const auto& [config, rows] : missing) {
+    const long long left = kernel_runs_left();
+    if (left == 0) break;
+    const long long runs = s.eval.time_config(config, rows, left).kernel_runs;
+    s.counters.kernel_runs += runs;
+    if (runs > 0) s.per_op["guard validation"].kernel_runs += runs;
+  }
+  const GuardValidation v = judge_guards(
+      p.rules.size(), int(folds.size()), diversions,
+      [&](const GuardDiversion& d, const Config& c) {
+        return s.eval.cached_time(problem_->train_rows[d.shape], c);
+      },
+      [&](const GuardDiversion& d) { return s.train_shapes[d.shape].weight; });
+  r.guard_validation = v.summary();
+  const auto done = s.per_op.find("guard validation");
+  r.guard_validation_kernel_runs = done != s.per_op.end() ? done->second.kernel_runs : 0;
+  return v.keep;
 }
 
 void Evolution::polish_result(EvolutionResult& r) {
@@ -296,7 +341,8 @@ EvolutionResult Evolution::finish() {
   // Guards last, on every path: guarded first, placement would move the rules' thresholds around
   // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes fared
   // worse (README, "Wave guards").
-  if (options_.wave_guards) guard_result(r, s.train_shapes, problem_->gpu.units);
+  if (options_.wave_guards)
+    guard_result(r, s.train_shapes, problem_->gpu.units, validate_guards_result(r));
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

@@ -25,6 +25,36 @@ std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, 
   return folds;
 }
 
+std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>& shapes, int k,
+                                                       std::uint64_t seed, bool group_sizes) {
+  const std::size_t n = shapes.size();
+  // With group_sizes, folds of sizes, not of shapes: the layouts and dtypes of one (M, N, K)
+  // stay together, so a held-out shape's size is unseen.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> group_of;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Shape& s = shapes[i];
+    const auto key = group_sizes
+                         ? std::make_tuple(s.M, s.N, s.K)
+                         : std::make_tuple(std::int64_t(i), std::int64_t(0), std::int64_t(0));
+    const auto [it, fresh] = group_of.try_emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  const int kg = std::min<int>(k, int(groups.size() / 2));
+  std::vector<std::vector<std::size_t>> dealt;
+  if (kg < 2) return dealt;
+  std::vector<std::size_t> ids(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    ids[g] = g;
+  for (const auto& fold : deal_folds(ids, kg, seed)) {
+    dealt.emplace_back();
+    for (std::size_t g : fold)
+      dealt.back().insert(dealt.back().end(), groups[g].begin(), groups[g].end());
+  }
+  return dealt;
+}
+
 namespace {
 
 /// The log speedup over the expert of choosing `c` on shape `f` by its measurements: the
@@ -50,30 +80,13 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
   if (k < 2 || max_leaves < 1) return out;
   for (const ShapeFeedback& f : feedback)
     if (!(f.expert_seconds > 0) || f.measured.empty()) return out;
-  // With group_sizes, folds of sizes, not of shapes: the layouts and dtypes of one (M, N, K)
-  // stay together, so a held-out shape's size is unseen.
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> group_of;
-  std::vector<std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Shape& s = feedback[i].shape;
-    const auto key = group_sizes
-                         ? std::make_tuple(s.M, s.N, s.K)
-                         : std::make_tuple(std::int64_t(i), std::int64_t(0), std::int64_t(0));
-    const auto [it, fresh] = group_of.try_emplace(key, groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].push_back(i);
-  }
-  const int kg = std::min<int>(k, int(groups.size() / 2));
-  if (kg < 2) return out;
-  std::vector<std::size_t> ids(groups.size());
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    ids[g] = g;
-  std::vector<std::vector<std::size_t>> dealt;
-  for (const auto& fold : deal_folds(ids, kg, seed)) {
-    dealt.emplace_back();
-    for (std::size_t g : fold)
-      dealt.back().insert(dealt.back().end(), groups[g].begin(), groups[g].end());
-  }
+  std::vector<Shape> shapes;
+  for (const ShapeFeedback& f : feedback)
+    shapes.push_back(f.shape);
+  const std::vector<std::vector<std::size_t>> dealt =
+      deal_shape_folds(shapes, k, seed, group_sizes);
+  if (dealt.empty()) return out;
+  const int kg = int(dealt.size());
   RefitChoice choice;
   choice.features = default_tree_features();
   double weight_total = 0;

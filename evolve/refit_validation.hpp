@@ -46,6 +46,12 @@ RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& 
 std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,
                                                  std::uint64_t seed);
 
+/// The indices of `shapes` dealt into min(k, groups / 2) folds with `seed`, where a group is
+/// one shape, or with `group_sizes` all shapes of one (M, N, K), kept in one fold so a held-out
+/// size is unseen. Empty when fewer than two folds can be dealt. Deterministic.
+std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>& shapes, int k,
+                                                       std::uint64_t seed, bool group_sizes);
+
 /// Cross-validates trees of 1 to `max_leaves` leaves refitted on `feedback` (one entry per
 /// training shape: its measured configs and its expert time, expert_seconds > 0) over `folds`
 /// folds dealt with `seed`. `group_sizes`: the shapes of one (M, N, K) (its layouts and dtypes)

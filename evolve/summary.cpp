@@ -39,6 +39,8 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"diff", r.best_diff},
                {"placed_thresholds", r.placement},
                {"wave_guards", r.wave_guards},
+               {"guard_validation", r.guard_validation},
+               {"guard_validation_kernel_runs", r.guard_validation_kernel_runs},
                {"polish", r.polish},
                {"polish_kernel_runs", r.polish_kernel_runs},
                {"exploration", r.exploration},
@@ -186,6 +188,14 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
       out += "  " + line + "\n";
     out += "\n";
   }
+  if (!r.guard_validation.empty())
+    out +=
+        fmt::format("Guard validation (guards placed on folds of the training shapes, judged on "
+                    "the held-out ones they divert): {}{}.\n\n",
+                    r.guard_validation,
+                    r.guard_validation_kernel_runs > 0
+                        ? fmt::format("; {} kernel runs", thousands(r.guard_validation_kernel_runs))
+                        : std::string());
   out += selection_text(r);
   const Counters& c = r.counters;
   TextTable cost({"cost", "count"});

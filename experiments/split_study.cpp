@@ -128,6 +128,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.place_thresholds = options.place_thresholds;
       spec.options.refit_validation = options.refit_validation;
       spec.options.wave_guards = options.wave_guards;
+      spec.options.guard_validation = options.guard_validation;
       spec.options.polish = options.polish;
       spec.options.explore = options.explore;
       spec.options.cascade.race_batch = options.race_batch;
@@ -231,6 +232,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.place_thresholds ? std::string() : ", thresholds as searched") +
           (options.refit_validation ? std::string() : ", no refit validation") +
           (options.wave_guards ? std::string() : ", no wave guards") +
+          (options.wave_guards && !options.guard_validation ? ", no guard validation"
+                                                            : std::string()) +
           (options.polish ? std::string() : ", no leaf polish") +
           (options.explore ? std::string() : ", no leaf exploration") +
           (options.race_batch > 0 ? std::string() : ", no racing"),

@@ -32,6 +32,7 @@ struct SplitStudyOptions {
   bool place_thresholds = true; ///< EvolutionOptions::place_thresholds
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
+  bool guard_validation = true; ///< EvolutionOptions::guard_validation
   bool polish = true;           ///< EvolutionOptions::polish
   bool explore = true;          ///< EvolutionOptions::explore
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)

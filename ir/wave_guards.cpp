@@ -32,14 +32,16 @@ struct Guard {
 
 } // namespace
 
-GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units) {
-  GuardedWaves out{p, {}};
+GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
+                         const std::vector<bool>& allowed) {
+  GuardedWaves out{p, {}, {}};
   if (units <= 0) return out;
   std::vector<int> decider(shapes.size());
   for (std::size_t s = 0; s < shapes.size(); ++s)
     decider[s] = p.deciding_rule(shapes[s]);
   std::vector<Guard> guards;
   for (std::size_t i = 0; i < p.rules.size(); ++i) {
+    if (i < allowed.size() && !allowed[i]) continue;
     const Config& c = p.rules[i].config;
     // A tile the language cannot compare on (cdiv takes sizes up to kMaxTileSize) gets no guard.
     if (c.vendor || c.BM < 1 || c.BN < 1 || c.BM > kMaxTileSize || c.BN > kMaxTileSize) continue;
@@ -75,11 +77,13 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
   }
   std::sort(added.begin(), added.end(),
             [](const Guard& a, const Guard& b) { return a.rule < b.rule; });
-  for (const Guard& g : added)
+  for (const Guard& g : added) {
+    out.rules.push_back(g.rule);
     out.changes.push_back(fmt::format("rule {}: and {} <= {} (its training shapes fill {} of "
                                       "{} units)",
                                       g.rule + 1, feature_text(g.term), g.term.value,
                                       counted(g.waves, "wave", "waves"), units));
+  }
   return out;
 }
 

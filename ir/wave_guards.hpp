@@ -16,6 +16,7 @@ namespace tv {
 struct GuardedWaves {
   Program program;
   std::vector<std::string> changes; ///< one line per added comparison
+  std::vector<std::size_t> rules;   ///< the rules that got a guard, ascending
 };
 
 /// Adds to each rule of `p` the comparison bounding its own tile count at the whole waves of
@@ -24,7 +25,9 @@ struct GuardedWaves {
 /// Where the guards would take the program past kMaxDerivedFeatures distinct derived features,
 /// single-wave rules come first, and within each kind the rules whose shapes fill their last
 /// wave most. Every shape of `shapes` gets the same config from the result as from `p`.
-/// `units` <= 0: `p` unchanged.
-GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units);
+/// `units` <= 0: `p` unchanged. With `allowed` (one flag per rule of `p`), only the rules it
+/// flags may get a guard.
+GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
+                         const std::vector<bool>& allowed = {});
 
 } // namespace tv

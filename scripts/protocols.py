@@ -5,7 +5,7 @@ and the tree fitted on the run's own pairs) on shapes nobody tuned, over many sp
 data sets at once? Every protocol is one `tilevolve splits` or `tilevolve evolve` command with
 `--json`; nothing is cached between runs, and every figure is computed in this run.
 
-  python3 scripts/protocols.py                     # every protocol (about 2 minutes on 2 cores)
+  python3 scripts/protocols.py                     # every protocol (2.5 to 10 minutes on 2 cores)
   python3 scripts/protocols.py --list              # the protocols and their commands
   python3 scripts/protocols.py --only a100         # those whose name contains a100
   python3 scripts/protocols.py --json out.json     # also write every figure as JSON

@@ -298,19 +298,22 @@ namespace {
 /// (no training shape changes its config), and the text summary has `text`. Returns the JSON of
 /// the run with the step.
 nlohmann::json check_result_step(const std::string& off_flag, const std::string& key,
-                                 const std::string& text) {
-  const Run on = run("evolve --budget 300 --json");
-  const Run off = run("evolve --budget 300 " + off_flag + " --json");
+                                 const std::string& text,
+                                 const std::string& args = "evolve --budget 300") {
+  const Run on = run(args + " --json");
+  const Run off = run(args + " " + off_flag + " --json");
   REQUIRE(on.status == 0);
   REQUIRE(off.status == 0);
   const auto a = nlohmann::json::parse(on.out);
   const auto b = nlohmann::json::parse(off.out);
-  REQUIRE_FALSE(a["best"][key].empty());
-  CHECK(b["best"][key].empty());
+  // A list of changes, or one line of text ("" when the step did not run).
+  const auto blank = [](const nlohmann::json& v) { return v.empty() || v == ""; };
+  REQUIRE_FALSE(blank(a["best"][key]));
+  CHECK(blank(b["best"][key]));
   CHECK(a["best"]["program"] != b["best"]["program"]);
   CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
         doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
-  const Run summary = run("evolve --budget 300");
+  const Run summary = run(args);
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find(text) != std::string::npos);
   CHECK(run("evolve --help").out.find(off_flag) != std::string::npos);
@@ -387,6 +390,23 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-explore --json");
   REQUIRE(splits.status == 0);
   CHECK(nlohmann::json::parse(splits.out)["explore"] == false);
+}
+
+TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-guard-validation "
+          "keeps them") {
+  // On the H200 table with seed 0, a fold's guard sends a held-out lecture shape to a later
+  // rule whose config the run measured as slower there: that rule's guard goes.
+  const auto a = check_result_step("--no-guard-validation", "guard_validation",
+                                   "Guard validation (guards placed on folds",
+                                   "evolve --backend table:" TILEVOLVE_SOURCE_DIR
+                                   "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
+                                   "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
+                                   "/data/shapes/lecture.csv --seed 0");
+  CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on rules") !=
+        std::string::npos);
+  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-guard-validation --json");
+  REQUIRE(splits.status == 0);
+  CHECK(nlohmann::json::parse(splits.out)["guard_validation"] == false);
 }
 
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {

@@ -1,0 +1,112 @@
+#include "evolve/guard_validation.hpp"
+
+#include "ir/text.hpp"
+#include "ir/wave_guards.hpp"
+#include "support/fixtures.hpp"
+
+#include <cmath>
+#include <doctest/doctest.h>
+#include <limits>
+
+// In a namespace of its own: the test files are compiled several to a unit (unity build).
+namespace guard_validation_test {
+
+using namespace tv;
+
+namespace {
+
+Shape at(std::int64_t m, std::int64_t n) {
+  return test::shape(m, n, 4096);
+}
+
+/// Rule 1 (64x128 tiles) takes M * N <= 2359296; the rest goes to 128x128 tiles.
+Program two_rules() {
+  return parse_program_or_throw("def choose(M, N, K):\n"
+                                "    if M * N <= 2359296:\n"
+                                "        return Config(BM=64, BN=128, BK=128, warps=4, stages=3, "
+                                "group=1)\n"
+                                "    return Config(BM=128, BN=128, BK=128, warps=8, stages=3, "
+                                "group=1)\n",
+                                "test");
+}
+
+// With 64 units: rule 1's shapes (512, 1024) fill 64 tiles of 64x128, one wave; (512, 4096)
+// fills 256, four waves. Held out alone, (512, 4096) is past the one wave the others fill.
+const std::vector<Shape> kShapes{at(512, 1024), at(256, 1024), at(512, 4096), at(4096, 4096)};
+const std::vector<std::vector<std::size_t>> kFolds{{0, 3}, {1}, {2}};
+
+} // namespace
+
+TEST_CASE("guard_diversions lists the held-out shapes a fold's guards send elsewhere") {
+  const Program p = two_rules();
+  const std::vector<GuardDiversion> d = guard_diversions(p, kShapes, kFolds, 64);
+  // Fold {2}: the others leave rule 1 at one wave (64 tiles), so (512, 4096) falls through.
+  // Folds {0, 3} and {1}: (256, 1024) and (512, 1024) stay within the wave (512, 4096) fills.
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].shape == 2);
+  CHECK(d[0].rule == 0);
+  CHECK(d[0].plain == p.rules[0].config);
+  CHECK(d[0].guarded == p.default_config);
+  // No units, no guards, no diversions.
+  CHECK(guard_diversions(p, kShapes, kFolds, 0).empty());
+}
+
+TEST_CASE("judge_guards drops a guard whose measured diversions lost, and keeps the rest") {
+  const Program p = two_rules();
+  const std::vector<GuardDiversion> d = guard_diversions(p, kShapes, kFolds, 64);
+  REQUIRE(d.size() == 1);
+  const auto weight = [](const GuardDiversion&) { return 1.0; };
+  SUBCASE("the rule's own config was faster on the diverted shape: the guard goes") {
+    const GuardValidation v = judge_guards(
+        p.rules.size(), 3, d,
+        [&](const GuardDiversion&, const Config& c) { return c == p.default_config ? 2.0 : 1.0; },
+        weight);
+    REQUIRE(v.keep.size() == 1);
+    CHECK_FALSE(v.keep[0]);
+    CHECK(v.rules[0].diverted == 1);
+    CHECK(v.rules[0].measured == 1);
+    CHECK(v.rules[0].gain == doctest::Approx(std::log(0.5)));
+    CHECK(v.summary() == "1 diversion over 3 folds (1 measured); guards dropped on rules 1");
+    // guard_waves then leaves the rule unguarded: the diverted shape keeps its config.
+    const Program g = guard_waves(p, kShapes, 64, v.keep).program;
+    CHECK(g == p);
+  }
+  SUBCASE("the diverted config was faster: the guard stays") {
+    const GuardValidation v = judge_guards(
+        p.rules.size(), 3, d,
+        [&](const GuardDiversion&, const Config& c) { return c == p.default_config ? 1.0 : 2.0; },
+        weight);
+    CHECK(v.keep[0]);
+    CHECK(v.summary() == "1 diversion over 3 folds (1 measured); every guard kept");
+  }
+  SUBCASE("a diversion without both times is no evidence: the guard stays") {
+    const GuardValidation v = judge_guards(
+        p.rules.size(), 3, d,
+        [&](const GuardDiversion&, const Config& c) {
+          return c == p.default_config ? std::numeric_limits<double>::infinity() : 1.0;
+        },
+        weight);
+    CHECK(v.keep[0]);
+    CHECK(v.rules[0].diverted == 1);
+    CHECK(v.rules[0].measured == 0);
+  }
+  SUBCASE("fewer than two folds: nothing judged, every guard kept") {
+    const GuardValidation v = judge_guards(
+        p.rules.size(), 1, d, [](const GuardDiversion&, const Config&) { return 1.0; }, weight);
+    CHECK(v.keep[0]);
+    CHECK(v.summary().empty());
+  }
+}
+
+TEST_CASE("guard_waves gives no guard to a rule `allowed` leaves out") {
+  const Program p = two_rules();
+  const GuardedWaves all = guard_waves(p, kShapes, 64);
+  REQUIRE(all.rules == std::vector<std::size_t>{0});
+  const GuardedWaves none = guard_waves(p, kShapes, 64, {false});
+  CHECK(none.rules.empty());
+  CHECK(none.changes.empty());
+  CHECK(none.program == p);
+  CHECK(guard_waves(p, kShapes, 64, {true}).program == all.program);
+}
+
+} // namespace guard_validation_test
