@@ -198,14 +198,15 @@ void Evolution::explore_result(EvolutionResult& r) {
 }
 
 std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
+  if (!options_.guard_validation) return {};
   State& s = *s_;
   const Program& p = r.best.program;
-  if (!options_.guard_validation) return {};
   const auto folds = deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed,
                                       problem_->spec.split == "random-mnk");
   const std::vector<GuardDiversion> diversions =
       guard_diversions(p, s.train_shapes, folds, problem_->gpu.units);
-  // The pairs the run lacks, config by config (in first-need order, so the log is stable).
+  // The pairs the run lacks, config by config, in the order the diversions need them (so the
+  // timing order, and the run's log, is the same on every run).
   std::vector<std::pair<Config, std::vector<std::size_t>>> missing;
   for (const GuardDiversion& d : diversions) {
     const std::size_t row = problem_->train_rows[d.shape];

@@ -292,11 +292,18 @@ TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one 
 
 namespace {
 
-/// Runs the README's first command (mi300x, lecture, split 0) at 300 programs with a step after
-/// the search on and with `off_flag` turning it off: the step's list `key` under "best" in
-/// --json is filled with it and empty without, the programs differ, the training figures agree
-/// (no training shape changes its config), and the text summary has `text`. Returns the JSON of
-/// the run with the step.
+/// `splits` takes the result step's `off_flag` and reports the step off under `key` in --json.
+void check_splits_flag(const std::string& off_flag, const std::string& key) {
+  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 " + off_flag + " --json");
+  REQUIRE(splits.status == 0);
+  CHECK(nlohmann::json::parse(splits.out)[key] == false);
+}
+
+/// Runs `args` (by default the README's first command, mi300x, lecture, split 0, at 300
+/// programs) with a step after the search on and with `off_flag` turning it off: the step's
+/// `key` under "best" in --json (a list, or one line of text) is filled with it and empty without,
+/// the programs differ, the training figures agree (no training shape changes its config), and the
+/// text summary has `text`. Returns the JSON of the run with the step.
 nlohmann::json check_result_step(const std::string& off_flag, const std::string& key,
                                  const std::string& text,
                                  const std::string& args = "evolve --budget 300") {
@@ -331,9 +338,7 @@ TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards
   const auto a = check_result_step("--no-wave-guards", "wave_guards",
                                    "Its rules were kept to the waves of their own tile");
   CHECK(a["best"]["wave_guards"][0].get<std::string>().find("units)") != std::string::npos);
-  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-wave-guards --json");
-  REQUIRE(splits.status == 0);
-  CHECK(nlohmann::json::parse(splits.out)["wave_guards"] == false);
+  check_splits_flag("--no-wave-guards", "wave_guards");
 }
 
 TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
@@ -358,9 +363,7 @@ TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not"
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Its leaf configs were polished") != std::string::npos);
   CHECK(run("evolve --help").out.find("--no-polish") != std::string::npos);
-  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-polish --json");
-  REQUIRE(splits.status == 0);
-  CHECK(nlohmann::json::parse(splits.out)["polish"] == false);
+  check_splits_flag("--no-polish", "polish");
 }
 
 TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploration, --no-explore "
@@ -387,9 +390,7 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Leaf exploration spent what the search left") != std::string::npos);
   CHECK(run("evolve --help").out.find("--no-explore") != std::string::npos);
-  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-explore --json");
-  REQUIRE(splits.status == 0);
-  CHECK(nlohmann::json::parse(splits.out)["explore"] == false);
+  check_splits_flag("--no-explore", "explore");
 }
 
 TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-guard-validation "
@@ -404,9 +405,7 @@ TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-
                                    "/data/shapes/lecture.csv --seed 0");
   CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on rules") !=
         std::string::npos);
-  const Run splits = run("splits --splits 1 --seeds 1 --budget 100 --no-guard-validation --json");
-  REQUIRE(splits.status == 0);
-  CHECK(nlohmann::json::parse(splits.out)["guard_validation"] == false);
+  check_splits_flag("--no-guard-validation", "guard_validation");
 }
 
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {

@@ -8,6 +8,7 @@
 #include "ir/wave_guards.hpp"
 #include "support/fixtures.hpp"
 #include "support/mock_delegate.hpp"
+#include "support/step_option.hpp"
 #include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -378,19 +379,9 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
         doctest::Approx(searched.best_train.speedup_vs_expert));
   // Placing again moves nothing: every cut is already at its place.
   CHECK(place_thresholds(placed.best.program, train, p.gpu.units).changes.empty());
-  // The option travels with the run's configuration; older runs (no key) read back unplaced.
-  EvolutionOptions o;
-  o.place_thresholds = false;
-  CHECK_FALSE(EvolutionOptions::from_json(o.to_json()).place_thresholds);
-  auto j = EvolutionOptions{}.to_json();
-  CHECK(EvolutionOptions::from_json(j).place_thresholds);
-  j.erase("place_thresholds");
-  CHECK_FALSE(EvolutionOptions::from_json(j).place_thresholds);
-  o.refit_validation = false;
-  CHECK_FALSE(EvolutionOptions::from_json(o.to_json()).refit_validation);
-  CHECK(EvolutionOptions::from_json(EvolutionOptions{}.to_json()).refit_validation);
-  j.erase("refit_validation");
-  CHECK_FALSE(EvolutionOptions::from_json(j).refit_validation);
+  // The options travel with the run's configuration; older runs (no key) read back unplaced.
+  test::check_step_option("place_thresholds", &EvolutionOptions::place_thresholds);
+  test::check_step_option("refit_validation", &EvolutionOptions::refit_validation);
 }
 
 TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept") {
@@ -409,13 +400,7 @@ TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept
   CHECK(guarded.best_train.speedup_vs_expert ==
         doctest::Approx(plain.best_train.speedup_vs_expert));
   // The option travels with the run's configuration; older runs (no key) read back unguarded.
-  EvolutionOptions o;
-  o.wave_guards = false;
-  CHECK_FALSE(EvolutionOptions::from_json(o.to_json()).wave_guards);
-  auto j = EvolutionOptions{}.to_json();
-  CHECK(EvolutionOptions::from_json(j).wave_guards);
-  j.erase("wave_guards");
-  CHECK_FALSE(EvolutionOptions::from_json(j).wave_guards);
+  test::check_step_option("wave_guards", &EvolutionOptions::wave_guards);
 }
 
 } // namespace evolution_test

@@ -3,6 +3,7 @@
 #include "ir/text.hpp"
 #include "ir/wave_guards.hpp"
 #include "support/fixtures.hpp"
+#include "support/step_option.hpp"
 
 #include <cmath>
 #include <doctest/doctest.h>
@@ -96,6 +97,10 @@ TEST_CASE("judge_guards drops a guard whose measured diversions lost, and keeps 
     CHECK(v.keep[0]);
     CHECK(v.summary().empty());
   }
+}
+
+TEST_CASE("guard validation's option travels with the run, and older runs read it as off") {
+  test::check_step_option("guard_validation", &EvolutionOptions::guard_validation);
 }
 
 TEST_CASE("guard_waves gives no guard to a rule `allowed` leaves out") {

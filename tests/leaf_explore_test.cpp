@@ -5,6 +5,7 @@
 #include "evolve/mock_llm.hpp"
 #include "ir/text.hpp"
 #include "support/fixtures.hpp"
+#include "support/step_option.hpp"
 #include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -190,11 +191,7 @@ TEST_CASE("leaf_explore: a capped run spends what the search left, counted, and 
   CHECK(lecture.exploration.empty());
   CHECK(lecture.per_operator.count("exploration") == 0);
   // Options: written, read back, and absent (off) in a run written before exploration existed.
-  nlohmann::json j = EvolutionOptions{}.to_json();
-  CHECK(j["explore"] == true);
-  CHECK(EvolutionOptions::from_json(j).explore);
-  j.erase("explore");
-  CHECK_FALSE(EvolutionOptions::from_json(j).explore);
+  test::check_step_option("explore", &EvolutionOptions::explore);
 }
 
 } // namespace leaf_explore_test

@@ -5,6 +5,7 @@
 #include "evolve/mock_llm.hpp"
 #include "ir/text.hpp"
 #include "support/fixtures.hpp"
+#include "support/step_option.hpp"
 
 #include <doctest/doctest.h>
 
@@ -143,11 +144,7 @@ TEST_CASE("leaf_polish: a run's result is polished within its budget, counted, a
   CHECK(off.counters.kernel_runs + r.polish_kernel_runs == r.counters.kernel_runs);
   CHECK(off.best_searched.program == r.best_searched.program); // the search itself is the same
   // Options: written, read back, and absent (off) in a run written before polish existed.
-  nlohmann::json j = EvolutionOptions{}.to_json();
-  CHECK(j["polish"] == true);
-  CHECK(EvolutionOptions::from_json(j).polish);
-  j.erase("polish");
-  CHECK_FALSE(EvolutionOptions::from_json(j).polish);
+  test::check_step_option("polish", &EvolutionOptions::polish);
 }
 
 } // namespace leaf_polish_test

@@ -1,0 +1,23 @@
+#pragma once
+/// The check every on/off step of a run shares: its EvolutionOptions flag travels with the run's
+/// configuration (config.json) and a run written before the step existed reads it as off.
+#include "evolve/evolution.hpp"
+
+#include <doctest/doctest.h>
+
+namespace tv::test {
+
+/// `field` is on by default, written as `key` and read back either way, and off when `key` is
+/// absent (a run written before the step existed).
+inline void check_step_option(const char* key, bool EvolutionOptions::*field) {
+  nlohmann::json j = EvolutionOptions{}.to_json();
+  CHECK(j[key] == true);
+  CHECK(EvolutionOptions::from_json(j).*field);
+  EvolutionOptions off;
+  off.*field = false;
+  CHECK_FALSE(EvolutionOptions::from_json(off.to_json()).*field);
+  j.erase(key);
+  CHECK_FALSE(EvolutionOptions::from_json(j).*field);
+}
+
+} // namespace tv::test
