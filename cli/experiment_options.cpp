@@ -66,7 +66,8 @@ void add_folds_option(CLI::App& cmd, int& folds) {
 }
 
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore) {
+                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore,
+                        bool& optimism_charge) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
@@ -80,6 +81,11 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "measurements does better on held-out folds of the training shapes (by default such a "
       "tree is the result when that held-out figure beats the searched program's training "
       "figure; no kernel runs either way)");
+  off("--no-optimism-charge", optimism_charge,
+      "in refit validation, compare the tree's held-out figure with the searched program's "
+      "training figure as it is (by default, on recorded or measured timings, that figure is "
+      "first lowered by the optimism of a refitted tree of as many leaves: how much better the "
+      "folds' trees fit their own shapes than the held-out ones; never on the analytic model)");
   off("--no-wave-guards", wave_guards,
       "return the result's rules without wave guards (by default each rule whose training "
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "

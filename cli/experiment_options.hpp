@@ -32,13 +32,15 @@ void add_race_batch_option(CLI::App& cmd, int& race_batch);
 /// placement off, EvolutionOptions::place_thresholds), --no-refit-validation (refit validation
 /// off, EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards),
 /// --no-guard-validation (EvolutionOptions::guard_validation), --no-polish
-/// (EvolutionOptions::polish) and --no-explore (EvolutionOptions::explore).
+/// (EvolutionOptions::polish), --no-explore (EvolutionOptions::explore) and
+/// --no-optimism-charge (EvolutionOptions::optimism_charge).
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore);
+                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore,
+                        bool& optimism_charge);
 /// The same flags on `o`, an EvolutionOptions or a SplitStudyOptions (fields of those names).
 template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
   add_result_options(cmd, o.place_thresholds, o.refit_validation, o.wave_guards, o.guard_validation,
-                     o.polish, o.explore);
+                     o.polish, o.explore, o.optimism_charge);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).
 void add_folds_option(CLI::App& cmd, int& folds);

@@ -87,6 +87,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"guard_validation", r.options.guard_validation},
       {"polish", r.options.polish},
       {"explore", r.options.explore},
+      {"optimism_charge", r.options.optimism_charge},
       {"race_batch", r.options.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},

@@ -34,6 +34,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"polish", polish},
                    {"explore", explore},
                    {"refit_validation", refit_validation},
+                   {"optimism_charge", optimism_charge},
                    {"database",
                     {{"islands", database.islands},
                      {"island_capacity", database.island_capacity},
@@ -58,6 +59,7 @@ EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& proble
   const bool analytic = dynamic_cast<const AnalyticBackend*>(problem.backend.get()) != nullptr;
   if (o.rule_penalty < 0) o.rule_penalty = o.folds > 0 || analytic ? 0.0 : kNoisyRulePenalty;
   if (o.stagnation < 0) o.stagnation = analytic ? 0 : kCostlyStagnation;
+  if (analytic) o.optimism_charge = false;
   if (o.kernel_runs.backend_default) {
     // A cap set on the "not given" value (runs or share) counts as given.
     o.kernel_runs.backend_default = false;
@@ -118,6 +120,9 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.explore = j.contains("explore") ? get_field<bool>(j, "explore", w) : false;
   o.refit_validation =
       j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
+  // Runs written before the optimism charge compared the training figure as it was.
+  o.optimism_charge =
+      j.contains("optimism_charge") ? get_field<bool>(j, "optimism_charge", w) : false;
   if (c.contains("analytic_probes"))
     o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
   return o;

@@ -298,7 +298,9 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
   r.refit = validate_refit(feedback, max_leaves, kRefitFolds, options_.seed,
                            problem_->spec.split == "random-mnk");
-  r.refit_verdict = compare_refit(r.refit, searched_log, weights);
+  r.refit_verdict =
+      compare_refit(r.refit, searched_log, weights,
+                    options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);
   if (r.refit_verdict.tree_wins) {
     adopt_tree(r, measured_tree(r.refit_verdict.leaves), r.refit_verdict.leaves);
     r.polish.clear(); // it polished the searched program, not this one (its runs stay counted)

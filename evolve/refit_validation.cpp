@@ -103,22 +103,34 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
       choice.use[i] = false;
     trees.push_back(refit_sequence(feedback, choice));
   }
+  std::vector<bool> held(n);
   for (int leaves = 1; leaves <= max_leaves; ++leaves) {
-    double sum = 0;
+    double sum = 0, optimism = 0;
     std::vector<double> logs(n, 0.0);
     for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
       const std::vector<Program>& fold_trees = trees[fold];
-      for (std::size_t i : dealt[fold]) {
+      std::fill(held.begin(), held.end(), false);
+      for (std::size_t i : dealt[fold])
+        held[i] = true;
+      // Every shape scored by this fold's tree: held out (the estimate) or fitted on (its
+      // training figure, for the optimism). No tree (nothing measured on the other folds): the
+      // expert's own time.
+      double held_sum = 0, held_w = 0, fit_sum = 0, fit_w = 0;
+      for (std::size_t i = 0; i < n; ++i) {
         const ShapeFeedback& f = feedback[i];
         const double w = std::max(0.0, f.shape.weight);
-        // No tree (nothing measured on the other folds): the expert's own time.
-        logs[i] = fold_trees.empty()
-                      ? 0.0
-                      : log_speedup(f, fold_trees[std::size_t(leaves - 1)].choose(f.shape),
-                                    choice.penalty);
-        sum += w * logs[i];
+        const double l = fold_trees.empty()
+                             ? 0.0
+                             : log_speedup(f, fold_trees[std::size_t(leaves - 1)].choose(f.shape),
+                                           choice.penalty);
+        (held[i] ? held_sum : fit_sum) += w * l;
+        (held[i] ? held_w : fit_w) += w;
+        if (held[i]) logs[i] = l;
       }
+      sum += held_sum;
+      if (held_w > 0 && fit_w > 0) optimism += held_w * (fit_sum / fit_w - held_sum / held_w);
     }
+    out.optimism.push_back(optimism / weight_total);
     out.leaves.push_back(leaves);
     out.held_out_log.push_back(std::move(logs));
     out.held_out.push_back(std::exp(sum / weight_total));
@@ -131,7 +143,7 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
 }
 
 RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& searched_log,
-                           const std::vector<double>& weights) {
+                           const std::vector<double>& weights, int searched_leaves) {
   RefitVerdict out;
   out.leaves = v.best_leaves;
   if (v.folds == 0 || v.best_leaves < 1) return out;
@@ -152,9 +164,12 @@ RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& 
   }
   var /= w_sum;
   // Standard error of a weighted mean: sqrt(var * sum w^2) / sum w.
-  out.gain = mean;
+  if (searched_leaves > 0 && !v.optimism.empty())
+    out.charge = std::max(
+        0.0, v.optimism[std::size_t(std::min<int>(searched_leaves, int(v.optimism.size())) - 1)]);
+  out.gain = mean + out.charge;
   out.standard_error = std::sqrt(var * w2_sum) / w_sum;
-  out.tree_wins = mean > 0;
+  out.tree_wins = out.gain > 0;
   return out;
 }
 

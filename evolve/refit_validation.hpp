@@ -24,23 +24,31 @@ struct RefitValidation {
   double best_held_out = 0;     ///< its held-out speedup
   /// Per leaf limit, per training shape: the held-out log speedup over the expert.
   std::vector<std::vector<double>> held_out_log;
+  /// Per leaf limit: how much better the folds' trees fit the shapes they were fitted on than
+  /// the shapes held out from them (weighted mean log speedup, averaged over folds by held-out
+  /// weight): the optimism of a training figure of that many leaves.
+  std::vector<double> optimism;
 };
 
 /// The paired comparison of a refitted tree with the searched program.
 struct RefitVerdict {
   bool tree_wins = false; ///< the tree's held-out gain is positive
   int leaves = 0;         ///< the leaf limit compared (RefitValidation::best_leaves)
-  double gain = 0;        ///< weighted mean of held-out log speedup minus the searched one's
+  double gain = 0;        ///< weighted mean of held-out log speedup minus the searched one's,
+                          ///< plus `charge`
+  double charge = 0;      ///< the optimism charged to the searched program's training figure (>= 0)
   double standard_error = 0;
 };
 
 /// Compares the best tree of `v` with the searched program's per-shape *training* log speedups
 /// `searched_log` (one per feedback shape, weighted by the shapes' `weights`): the tree wins
-/// when its mean paired gain is positive. (A one-standard-error margin on top, the rule of the
-/// stops before, kept the searched program on six replay protocols where the tree did better
-/// on test: README, "Refit validation".)
+/// when its mean paired gain is positive. With `searched_leaves` > 0 (the searched program's
+/// rules plus its default), that training figure is first charged with the optimism of a tree
+/// of as many leaves (`v.optimism`, capped at the largest tree; never negative). (A
+/// one-standard-error margin on top, the rule of the stops before, kept the searched program on
+/// six replay protocols where the tree did better on test: README, "Refit validation".)
 RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& searched_log,
-                           const std::vector<double>& weights);
+                           const std::vector<double>& weights, int searched_leaves = 0);
 
 /// The training rows dealt into `k` folds after a shuffle seeded by `seed` (each fold sorted).
 std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,

@@ -131,6 +131,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.guard_validation = options.guard_validation;
       spec.options.polish = options.polish;
       spec.options.explore = options.explore;
+      spec.options.optimism_charge = options.optimism_charge;
       spec.options.cascade.race_batch = options.race_batch;
       spec.options.kernel_runs = r.options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
@@ -231,6 +232,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                                  : std::string()) +
           (options.place_thresholds ? std::string() : ", thresholds as searched") +
           (options.refit_validation ? std::string() : ", no refit validation") +
+          (options.refit_validation && !options.optimism_charge ? ", no optimism charge"
+                                                                : std::string()) +
           (options.wave_guards ? std::string() : ", no wave guards") +
           (options.wave_guards && !options.guard_validation ? ", no guard validation"
                                                             : std::string()) +

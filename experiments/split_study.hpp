@@ -35,6 +35,7 @@ struct SplitStudyOptions {
   bool guard_validation = true; ///< EvolutionOptions::guard_validation
   bool polish = true;           ///< EvolutionOptions::polish
   bool explore = true;          ///< EvolutionOptions::explore
+  bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).

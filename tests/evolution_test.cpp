@@ -382,6 +382,7 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   // The options travel with the run's configuration; older runs (no key) read back unplaced.
   test::check_step_option("place_thresholds", &EvolutionOptions::place_thresholds);
   test::check_step_option("refit_validation", &EvolutionOptions::refit_validation);
+  test::check_step_option("optimism_charge", &EvolutionOptions::optimism_charge);
 }
 
 TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace refit_validation_test {
@@ -91,6 +92,54 @@ TEST_CASE("refit validation: a positive held-out gain is enough, a negative one 
   const RefitVerdict behind = compare_refit(v, std::vector<double>(10, 0.02), weights);
   CHECK(behind.gain < 0);
   CHECK_FALSE(behind.tree_wins);
+}
+
+TEST_CASE(
+    "refit validation: trees fitted on noise are optimistic, and the charge says by how much") {
+  // Which config is faster changes from shape to shape at random: a tree of many leaves fits
+  // the shapes it was fitted on and no held-out ones, so its optimism is large; one leaf has
+  // little to fit. On the two clean regimes, two leaves carry over whole.
+  std::vector<ShapeFeedback> noise;
+  std::uint64_t state = 7;
+  for (int i = 1; i <= 60; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const bool a_fast = (state >> 33) & 1;
+    ShapeFeedback f;
+    f.shape.M = 16 * i;
+    f.shape.N = 4096;
+    f.shape.K = 4096;
+    std::vector<MeasuredConfigs::Entry> m{{a_fast ? 1.0 : 2.0, tile(32)},
+                                          {a_fast ? 2.0 : 1.0, tile(128)}};
+    std::sort(m.begin(), m.end());
+    f.measured = MeasuredConfigs(std::move(m));
+    f.expert_seconds = f.seconds = 2.0;
+    noise.push_back(f);
+  }
+  const RefitValidation v = validate_refit(noise, 8, 5, 1, false);
+  REQUIRE(v.optimism.size() == 8);
+  CHECK(v.optimism[7] > 0.05);
+  CHECK(v.optimism[7] > v.optimism[0]);
+  const RefitValidation clean = validate_refit(two_regimes(40), 8, 5, 1, false);
+  CHECK(std::abs(clean.optimism[1]) < 0.05);
+
+  // The charge: the optimism at the searched program's leaf count (capped at the largest tree,
+  // never negative) is added to the gain. A searched program whose training figure is ahead of
+  // the tree by less than that charge loses to it.
+  RefitValidation w;
+  w.folds = 5;
+  w.leaves = {1, 2};
+  w.best_leaves = 1;
+  w.held_out_log.assign(1, std::vector<double>(10, 0.0));
+  w.optimism = {0.01, 0.05};
+  const std::vector<double> weights(10, 1.0), ahead(10, 0.03);
+  CHECK_FALSE(compare_refit(w, ahead, weights).tree_wins); // no charge
+  CHECK_FALSE(compare_refit(w, ahead, weights, 1).tree_wins);
+  const RefitVerdict charged = compare_refit(w, ahead, weights, 6); // capped: 2 leaves
+  CHECK(charged.charge == doctest::Approx(0.05));
+  CHECK(charged.gain == doctest::Approx(0.02));
+  CHECK(charged.tree_wins);
+  w.optimism = {-0.5, -0.5};
+  CHECK(compare_refit(w, ahead, weights, 2).charge == 0);
 }
 
 TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of them stop it") {
