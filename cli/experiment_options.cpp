@@ -80,7 +80,7 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "return the searched program even where a decision tree refitted on the run's own "
       "measurements does better on held-out folds of the training shapes (by default such a "
       "tree is the result when that held-out figure beats the searched program's training "
-      "figure; no kernel runs either way)");
+      "figure, charged as --no-optimism-charge says; no kernel runs either way)");
   off("--no-optimism-charge", optimism_charge,
       "in refit validation, compare the tree's held-out figure with the searched program's "
       "training figure as it is (by default, on recorded or measured timings, that figure is "

@@ -129,7 +129,8 @@ struct EvolutionOptions {
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
-  /// is positive. No kernel runs: only pairs the run timed are read. Not with
+  /// (charged with optimism_charge) is positive. No kernel runs: only pairs the run timed are
+  /// read. Not with
   /// folds > 0 (model selection decides there).
   bool refit_validation = true;
   /// Refit validation charges the searched program's training figure with the optimism of a
