@@ -16,6 +16,7 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace cli_test {
@@ -292,6 +293,16 @@ TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one 
 
 namespace {
 
+/// The --json of `args` run as it is and with `off_flag`, both required to succeed.
+std::pair<nlohmann::json, nlohmann::json> json_on_off(const std::string& args,
+                                                      const std::string& off_flag) {
+  const Run on = run(args + " --json");
+  const Run off = run(args + " " + off_flag + " --json");
+  REQUIRE(on.status == 0);
+  REQUIRE(off.status == 0);
+  return {nlohmann::json::parse(on.out), nlohmann::json::parse(off.out)};
+}
+
 /// `splits` takes the result step's `off_flag` and reports the step off under `key` in --json.
 void check_splits_flag(const std::string& off_flag, const std::string& key) {
   const Run splits = run("splits --splits 1 --seeds 1 --budget 100 " + off_flag + " --json");
@@ -307,12 +318,7 @@ void check_splits_flag(const std::string& off_flag, const std::string& key) {
 nlohmann::json check_result_step(const std::string& off_flag, const std::string& key,
                                  const std::string& text,
                                  const std::string& args = "evolve --budget 300") {
-  const Run on = run(args + " --json");
-  const Run off = run(args + " " + off_flag + " --json");
-  REQUIRE(on.status == 0);
-  REQUIRE(off.status == 0);
-  const auto a = nlohmann::json::parse(on.out);
-  const auto b = nlohmann::json::parse(off.out);
+  const auto [a, b] = json_on_off(args, off_flag);
   // A list of changes, or one line of text ("" when the step did not run).
   const auto blank = [](const nlohmann::json& v) { return v.empty() || v == ""; };
   REQUIRE_FALSE(blank(a["best"][key]));
@@ -342,12 +348,7 @@ TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards
 }
 
 TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
-  const Run on = run("evolve --gpu h100 --budget 300 --json");
-  const Run off = run("evolve --gpu h100 --budget 300 --no-polish --json");
-  REQUIRE(on.status == 0);
-  REQUIRE(off.status == 0);
-  const auto a = nlohmann::json::parse(on.out);
-  const auto b = nlohmann::json::parse(off.out);
+  const auto [a, b] = json_on_off("evolve --gpu h100 --budget 300", "--no-polish");
   REQUIRE_FALSE(a["best"]["polish"].empty());
   CHECK(a["best"]["polish"][0].get<std::string>().find("faster there") != std::string::npos);
   CHECK(a["best"]["polish_kernel_runs"].get<long long>() > 0);
@@ -371,12 +372,7 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/h200_triton.csv --shapes " TILEVOLVE_SOURCE_DIR
                            "/data/shapes/lecture.csv --budget 400";
-  const Run on = run(args + " --json");
-  const Run off = run(args + " --no-explore --json");
-  REQUIRE(on.status == 0);
-  REQUIRE(off.status == 0);
-  const auto a = nlohmann::json::parse(on.out);
-  const auto b = nlohmann::json::parse(off.out);
+  const auto [a, b] = json_on_off(args, "--no-explore");
   const long long explored = a["best"]["exploration_kernel_runs"].get<long long>();
   CHECK(explored > 0);
   CHECK(a["best"]["exploration"].get<std::string>().find("pairs timed in") != std::string::npos);
@@ -411,13 +407,8 @@ TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {
   const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "
-                           "--max-kernel-runs 27% --json";
-  const Run with = run(args);
-  const Run without = run(args + " --no-refit-validation");
-  REQUIRE(with.status == 0);
-  REQUIRE(without.status == 0);
-  const auto a = nlohmann::json::parse(with.out);
-  const auto b = nlohmann::json::parse(without.out);
+                           "--max-kernel-runs 27%";
+  const auto [a, b] = json_on_off(args, "--no-refit-validation");
   // On split 0 of the A100 HuggingFace GEMMs the tree on the run's pairs validates: its
   // held-out figure beats the searched program's training figure.
   REQUIRE(a.contains("refit_validation"));
@@ -450,12 +441,9 @@ TEST_CASE(
                            "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
                            "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
                            "/data/shapes/lecture.csv --split-seed 3";
-  const Run with = run(args + " --json");
-  const Run without = run(args + " --no-optimism-charge --json");
-  REQUIRE(with.status == 0);
-  REQUIRE(without.status == 0);
-  const auto a = nlohmann::json::parse(with.out)["refit_validation"];
-  const auto b = nlohmann::json::parse(without.out)["refit_validation"];
+  const auto [with, without] = json_on_off(args, "--no-optimism-charge");
+  const auto& a = with["refit_validation"];
+  const auto& b = without["refit_validation"];
   const double charge = a["optimism_charge"].get<double>();
   CHECK(charge > 0);
   CHECK(b["optimism_charge"].get<double>() == 0);
