@@ -171,15 +171,17 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
         "the searched program: on held-out folds of the training shapes ({} folds) it gains "
-        "{:+.2f}% over the searched program's training figure{} (standard error {:.2f}%; "
+        "{:+.2f}% over the searched program's training figure{} (standard error {:.2f}%; {}"
         "--no-refit-validation keeps the searched program).\n\n",
         r.refit_verdict.leaves, r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
         r.refit_verdict.charge > 0
-            ? fmt::format(", that figure lowered by {:.2f}%, the optimism of a refitted tree of "
-                          "as many leaves (--no-optimism-charge compares it as it is)",
+            ? fmt::format(" once that figure is lowered by {:.2f}%, the optimism of a refitted "
+                          "tree of as many leaves",
                           100 * -std::expm1(-r.refit_verdict.charge))
             : std::string(),
-        100 * r.refit_verdict.standard_error);
+        100 * r.refit_verdict.standard_error,
+        r.refit_verdict.charge > 0 ? "--no-optimism-charge leaves the training figure as it is, "
+                                   : "");
   if (r.selection.folds == 0 && !r.placement.empty()) {
     out += "Its thresholds were moved between the training values they separate (every training "
            "shape keeps its config; --searched-thresholds keeps them as searched):\n";
