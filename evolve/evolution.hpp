@@ -130,14 +130,13 @@ struct EvolutionOptions {
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
   /// (charged with optimism_charge) is positive. No kernel runs: only pairs the run timed are
-  /// read. Not with
-  /// folds > 0 (model selection decides there).
+  /// read. Not with folds > 0 (model selection decides there).
   bool refit_validation = true;
   /// Refit validation charges the searched program's training figure with the optimism of a
   /// refitted tree of as many leaves (RefitValidation::optimism) before comparing: a program
   /// ranked on noisy timings fits their noise at least as a tree does. Off on the analytic
   /// model (with_backend_defaults): its timings have no noise, and its searched programs carry
-  /// over better than its trees (README, "Refit validation").
+  /// over better than its trees (README, "Refit validation, third form").
   bool optimism_charge = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
