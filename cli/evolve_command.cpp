@@ -110,6 +110,7 @@ void save_measured_settings(const EvolveOptions& o) {
                          {"worker_cmd", w.command},
                          {"devices", w.devices},
                          {"worker_timeout", w.timeout_s},
+                         {"worker_start_timeout", w.start_timeout_s},
                          {"worker_backoff", w.backoff_s},
                          {"worker_max_backoff", w.max_backoff_s},
                          {"worker_max_failed_starts", w.max_failed_starts},
@@ -125,10 +126,15 @@ void save_measured_settings(const EvolveOptions& o) {
 }
 
 /// The worker flags a resumed run may change: where and how it measures, not what.
-const char* const kResumableWorkerFlags[] = {"--worker-cmd",         "--devices",
-                                             "--worker-timeout",     "--worker-backoff",
-                                             "--worker-max-backoff", "--worker-max-failed-starts",
-                                             "--worker-max-faults",  "--poison-strikes",
+const char* const kResumableWorkerFlags[] = {"--worker-cmd",
+                                             "--devices",
+                                             "--worker-timeout",
+                                             "--worker-start-timeout",
+                                             "--worker-backoff",
+                                             "--worker-max-backoff",
+                                             "--worker-max-failed-starts",
+                                             "--worker-max-faults",
+                                             "--poison-strikes",
                                              "--poison-config-after"};
 
 /// Reads measured.json into `o`; worker options given on the command line (`flag_given(flag)`)
@@ -149,6 +155,7 @@ void load_measured_settings(const std::string& dir, EvolveOptions& o,
     pick(w.command, "--worker-cmd", "worker_cmd");
     pick(w.devices, "--devices", "devices");
     pick(w.timeout_s, "--worker-timeout", "worker_timeout");
+    pick(w.start_timeout_s, "--worker-start-timeout", "worker_start_timeout");
     pick(w.backoff_s, "--worker-backoff", "worker_backoff");
     pick(w.max_backoff_s, "--worker-max-backoff", "worker_max_backoff");
     pick(w.max_failed_starts, "--worker-max-failed-starts", "worker_max_failed_starts");

@@ -19,8 +19,12 @@ void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
                  "worker (device 0) reports")
       ->delimiter(',');
   cmd.add_option("--worker-timeout", pool.timeout_s,
-                 "seconds a worker may stay silent while it has requests (or before answering "
-                 "hello) before it counts as hung, is killed and restarted")
+                 "seconds a worker may stay silent while it has requests before it counts as "
+                 "hung, is killed and restarted")
+      ->capture_default_str();
+  cmd.add_option("--worker-start-timeout", pool.start_timeout_s,
+                 "seconds a worker may take from its start to its hello reply (importing torch "
+                 "and Triton, setting up its device) before the start counts as failed")
       ->capture_default_str();
   cmd.add_option("--worker-backoff", pool.backoff_s,
                  "seconds before a worker is started again after its second fault in a row (the "
@@ -72,6 +76,7 @@ void add_cache_option(CLI::App& cmd, std::string& cache) {
 
 void check_worker_options(const PoolOptions& pool) {
   if (!(pool.timeout_s > 0)) throw InputError("--worker-timeout must be positive");
+  if (!(pool.start_timeout_s > 0)) throw InputError("--worker-start-timeout must be positive");
   if (pool.reps < 1) throw InputError("--reps must be at least 1");
   if (pool.warmup < 0) throw InputError("--warmup must not be negative");
   if (!(pool.max_backoff_s >= pool.backoff_s))

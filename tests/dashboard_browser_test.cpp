@@ -61,8 +61,9 @@ fs::path work_dir(const tv::test::ScratchDir& scratch) {
 }
 
 void evolve(const std::string& args) {
-  const auto r = tv::test::run_shell(
-      fmt::format("{} evolve --quiet {} > /dev/null 2>&1", TILEVOLVE_BINARY, args));
+  const auto r =
+      tv::test::run_shell(fmt::format("{} evolve --quiet {} 2>&1", TILEVOLVE_BINARY, args));
+  INFO(r.out); // what the run said, should it fail
   REQUIRE(r.status == 0);
 }
 
@@ -269,11 +270,9 @@ TEST_CASE("dashboard in a browser: a measured run's page shows its devices and p
     CHECK(number_in(rows[i][4]) == d["faults"].get<long long>());
     CHECK(number_in(rows[i][6]) == d["poison"].get<long long>());
   }
-  // Its three failed starts are crashes (it exits at hello), or timeouts when a loaded machine
-  // starts it slower than --worker-timeout.
-  const std::string kinds = rows[2][5].get<std::string>();
-  CHECK((kinds == "crash 3" || kinds == "crash 2, timeout 1" || kinds == "crash 1, timeout 2" ||
-         kinds == "timeout 3"));
+  // Its three failed starts are crashes: it exits at hello (a start has --worker-start-timeout,
+  // 120 s, not --worker-timeout's 1 s, so a loaded machine's slow start is no timeout).
+  CHECK(rows[2][5] == "crash 3");
   CHECK(rows[2][7].get<std::string>().find("failed to start 3 times in a row") !=
         std::string::npos);
   CHECK(b.eval("return document.getElementById('devices-note').textContent;")

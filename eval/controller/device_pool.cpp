@@ -86,7 +86,7 @@ void DevicePool::start(std::size_t i) {
   ++s.generation;
   info_[i].healthy = false;
   s.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options_.timeout_s));
+                                  std::chrono::duration<double>(options_.start_timeout_s));
   if (!s.proc->send(format_hello_request(0)))
     fault(i, &PoolCounters::crashes, "its stdin closed before hello");
 }
@@ -341,8 +341,9 @@ void DevicePool::pump(Clock::duration max_wait) {
     if (s.state == Slot::State::retired || s.state == Slot::State::waiting) continue;
     if ((s.state == Slot::State::starting || !s.outstanding.empty()) && now >= s.deadline)
       fault(i, &PoolCounters::timeouts,
-            fmt::format("was silent for {} s {}", options_.timeout_s,
-                        s.state == Slot::State::starting ? "after hello" : "while measuring"));
+            s.state == Slot::State::starting
+                ? fmt::format("did not answer hello within {} s", options_.start_timeout_s)
+                : fmt::format("was silent for {} s while measuring", options_.timeout_s));
   }
 }
 

@@ -14,6 +14,10 @@ struct PoolOptions {
   /// device "0") reports.
   std::vector<std::string> devices;
   double timeout_s = 120;    ///< silence (no reply while requests are out) that counts as a hang
+  /// Seconds from a worker's start to its hello reply before the start counts as failed (a GPU
+  /// worker imports torch and Triton and sets up its device first; kept apart from timeout_s
+  /// so that a short hang limit for measuring does not fail slow starts).
+  double start_timeout_s = 120;
   int inflight = 2;          ///< requests sent ahead to each worker (it compiles the next)
   int max_failed_starts = 3; ///< starts in a row without a good hello before a device retires
   /// First restart delay after a second fault in a row; it doubles with each further fault in a

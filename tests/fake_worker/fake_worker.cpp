@@ -35,6 +35,7 @@ struct Options {
   double noise = 0.01;
   std::uint64_t seed = 0;
   int slow_ms = 0;
+  int hello_delay_ms = 0;
   long long crash_after = -1, hang_after = -1, garbage_after = -1, unknown_id_after = -1,
             lie_after = -1;
   bool out_of_order = false, exit_at_hello = false;
@@ -53,6 +54,7 @@ const char* kUsage =
     "         [--worker-version V] [--devices N] [--noise F] [--seed S] [--slow-ms MS]\n"
     "         [--crash-after N] [--hang-after N] [--garbage-after N] [--unknown-id-after N]\n"
     "         [--lie-after N] [--out-of-order] [--exit-at-hello] [--hello-error TEXT]\n"
+    "         [--hello-delay-ms MS]\n"
     "         [--once-file PATH] [--fault-device ID] [--wrong-result-bm BM]\n"
     "         [--idle-log PATH] [--fault-rate P --fault-seed S] [--poison-config CFG]\n"
     "Speaks the tilevolve worker protocol on stdin/stdout; times come from the analytic\n"
@@ -103,6 +105,8 @@ Options parse_args(int argc, char** argv) {
       o.lie_after = std::atoll(value().c_str());
     else if (a == "--out-of-order")
       o.out_of_order = true;
+    else if (a == "--hello-delay-ms")
+      o.hello_delay_ms = std::atoi(value().c_str());
     else if (a == "--exit-at-hello")
       o.exit_at_hello = true;
     else if (a == "--hello-error")
@@ -218,6 +222,9 @@ private:
   }
 
   void hello(const tv::WorkerRequest& r) {
+    // A slow start (a real worker imports torch and Triton first).
+    if (o_.hello_delay_ms > 0 && faults_on())
+      std::this_thread::sleep_for(std::chrono::milliseconds(o_.hello_delay_ms));
     if (o_.exit_at_hello && faults_on()) {
       mark_fault();
       std::fprintf(stderr, "fake worker: exiting at hello as asked (--exit-at-hello)\n");
