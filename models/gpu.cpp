@@ -36,6 +36,7 @@ const std::set<std::string> kTopLevelKeys = {"name",
                                              "max_registers_per_thread",
                                              "shared_per_unit_bytes",
                                              "shared_per_block_bytes",
+                                             "pipeline_buffers",
                                              "l2_bytes",
                                              "infinity_cache_bytes",
                                              "peak_tflops",
@@ -261,6 +262,12 @@ Gpu parse_gpu_profile(std::string_view text, const std::string& path) {
   g.max_registers_per_thread = r.positive_int(root, "max_registers_per_thread", 1 << 30);
   g.shared_per_unit = r.positive_long(root, "shared_per_unit_bytes", 1LL << 40);
   g.shared_per_block = r.positive_long(root, "shared_per_block_bytes", 1LL << 40);
+  g.buffers_below_stages = g.vendor == "amd" ? 1 : 0;
+  if (auto it = root.find("pipeline_buffers"); it != root.end()) {
+    if (!it->is_string() || (*it != "stages" && *it != "stages-1"))
+      r.fail("pipeline_buffers", "expected \"stages\" or \"stages-1\"");
+    g.buffers_below_stages = *it == "stages-1" ? 1 : 0;
+  }
   g.l2_bytes = r.number(root, "l2_bytes", false, {1024, 1e13, "bytes"});
   g.infinity_cache_bytes = r.number(root, "infinity_cache_bytes", true, {1024, 1e13, "bytes"});
   g.peak_flops = read_peaks(r, root);

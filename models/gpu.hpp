@@ -31,6 +31,10 @@ struct Gpu {
   int max_registers_per_thread = 255;
   long long shared_per_unit = 0;  ///< shared memory / LDS per SM/CU
   long long shared_per_block = 0; ///< largest allocation one block may make
+  /// Tiles of A and B a pipelined matmul keeps in shared memory / LDS: stages (0) or
+  /// max(1, stages - 1) (1), as the profile's "pipeline_buffers" says ("stages" or
+  /// "stages-1"; by default "stages-1" on AMD, "stages" on NVIDIA).
+  int buffers_below_stages = 0;
   double l2_bytes = 0;
   double infinity_cache_bytes = 0;          ///< 0 where there is none
   /// Dense FLOP/s by dtype name ("bf16", "f16", ...); looked up by string_view, no copy.

@@ -41,7 +41,7 @@ long long registers_per_thread(const Config& c, const Gpu& g) {
 }
 
 long long shared_memory_bytes(const Config& c, const Gpu& g, DType d) {
-  const long long buffers = g.vendor == "amd" ? std::max(1LL, c.stages - 1LL) : c.stages;
+  const long long buffers = std::max(1LL, c.stages - (long long)g.buffers_below_stages);
   // At most 2^31 stages x 2^32 x 2^31 x 8 would overflow; the profile reader bounds the config
   // space (see kMaxConfigValue in gpu.hpp), which keeps this product far below 2^63.
   return buffers * ((long long)c.BM + c.BN) * c.BK * dtype_bytes(d);

@@ -12,8 +12,9 @@ namespace tv {
 /// Registers per thread the config needs: fp32 accumulators BM*BN/threads plus a fixed
 /// overhead for addresses, loop state and operand fragments.
 long long registers_per_thread(const Config& c, const Gpu& g);
-/// Operand staging buffers in shared memory (LDS on AMD), in bytes: NVIDIA keeps `stages`
-/// buffers; AMD's stream pipeliner keeps max(1, stages-1) in LDS and one in registers.
+/// Operand staging buffers in shared memory (LDS on AMD), in bytes: `stages` buffers, or
+/// max(1, stages-1) where the profile says so (AMD's stream pipeliner keeps one in registers;
+/// on Ampere, Triton's pipeliner keeps stages-1 tiles in flight: Gpu::buffers_below_stages).
 long long shared_memory_bytes(const Config& c, const Gpu& g, DType d);
 /// Blocks of this config that fit on one SM/CU at once (0 when it cannot launch).
 int blocks_per_unit(const Config& c, const Gpu& g, DType d);

@@ -178,6 +178,9 @@ TEST_CASE("gpu: published facts of the a100 profile (the AutoHeuristic A100 tabl
   CHECK(a100.max_blocks_per_unit == 32);
   CHECK(a100.clock_hz == doctest::Approx(1.41e9));
   CHECK(a100.space.stages == find_gpu("h100").space.stages);
+  CHECK(a100.buffers_below_stages == 1); // stages-1 tiles in shared memory (see launch_test)
+  CHECK(find_gpu("h100").buffers_below_stages == 0);
+  CHECK(find_gpu("mi300x").buffers_below_stages == 1); // AMD's default
 }
 
 TEST_CASE("gpu: peak falls back to bf16 for unlisted dtypes") {
@@ -277,6 +280,12 @@ TEST_CASE("gpu: loader reports missing fields and wrong types") {
   CHECK(contains(e, "field 'vendor': missing (expected a non-empty string)"));
   e = err([](json& j) { j["vendor"] = "intel"; });
   CHECK(contains(e, "field 'vendor': expected \"nvidia\" or \"amd\""));
+  for (json bad : {json("stages-2"), json(1), json(nullptr)}) {
+    CAPTURE(bad.dump());
+    e = err([&](json& j) { j["pipeline_buffers"] = bad; });
+    CHECK(contains(e, "field 'pipeline_buffers': expected \"stages\" or \"stages-1\""));
+  }
+  CHECK(err([](json& j) { j["pipeline_buffers"] = "stages-1"; }) == "");
   e = err([](json& j) { j["warp_size"] = 48; });
   CHECK(contains(e, "field 'warp_size': expected 32 or 64"));
   e = err([](json& j) { j["hbm_gbs"] = 3000; });
