@@ -2,20 +2,31 @@
 
 #include "cli/number_checks.hpp"
 
+#include "models/gpu.hpp"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tv {
+
+namespace {
+
+/// "GPU profile: a name from data/gpus (the profiles there) or a path to a .json profile".
+std::string gpu_help() {
+  const std::vector<std::string> known = known_gpus();
+  return fmt::format("GPU profile: a name from data/gpus ({}) or a path to a .json profile",
+                     known.empty() ? std::string("none found")
+                                   : fmt::format("{}", fmt::join(known, ", ")));
+}
+
+} // namespace
 
 void add_gpu_option(CLI::App& cmd, std::string& gpu) {
   const std::string unusual =
       gpu == kDefaultGpu
           ? ""
           : fmt::format(" (this command's default; the other commands default to {})", kDefaultGpu);
-  cmd.add_option("--gpu", gpu,
-                 "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a "
-                 "path to a .json profile" +
-                     unusual)
-      ->capture_default_str();
+  cmd.add_option("--gpu", gpu, gpu_help() + unusual)->capture_default_str();
 }
 
 void warn_if_few_test_shapes(const Problem& p) {
@@ -39,9 +50,9 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
            spec.gpu = g;
            spec.gpu_is_default = false;
          },
-         "GPU profile: a name from data/gpus (h100, h200, mi300x, mi325x, mi355x) or a path to "
-         "a .json profile; with --backend replay:FILE the default is the profile that matches "
-         "the device the file records (a profile that contradicts the file is refused)")
+         gpu_help() +
+             "; with --backend replay:FILE the default is the profile that matches the device "
+             "the file records (a profile that contradicts the file is refused)")
       ->default_str(spec.gpu);
   cmd.add_option("--shapes", spec.shapes,
                  "shape CSV (name,M,N,K[,dtype][,weight][,layout]). Give at most one of "

@@ -3,6 +3,8 @@
 #include "support/shell.hpp"
 #include "support/text_match.hpp"
 
+#include "models/gpu.hpp"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -52,6 +54,19 @@ TEST_CASE("default_gpu: --help shows mi300x for every problem command, h100 for 
   CHECK(l.status == 0);
   CHECK(contains(l.out, "--gpu TEXT=h100"));
   CHECK(contains(squeezed(l.out), "this command's default; the other commands default to mi300x"));
+}
+
+TEST_CASE("default_gpu: --help lists every profile of data/gpus, a100 included") {
+  std::string want;
+  for (const std::string& name : tv::known_gpus())
+    want += (want.empty() ? "" : ", ") + name;
+  CHECK(contains(want, "a100, h100"));
+  for (const char* command : {"evolve", "splits", "baselines", "lecture"}) {
+    INFO(command);
+    const auto help = tilevolve(std::string(command) + " --help");
+    REQUIRE(help.status == 0);
+    CHECK(contains(squeezed(help.out), "a name from data/gpus (" + want + ")"));
+  }
 }
 
 } // namespace default_gpu_test
