@@ -116,8 +116,10 @@ void run_splits_command(const SplitsCommandOptions& o) {
 void add_splits_command(CLI::App& app) {
   auto o = std::make_shared<SplitsCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "splits", "Generalization over random splits: on each split, evolution over seeds against "
-                "the per-M table built from the same training half (lecture shapes on the "
+      "splits", "Generalization over random splits (or one fixed pair, --test-shapes): on each "
+                "split, evolution over seeds against what the same training half gives the "
+                "baselines: the per-M table, the best single config, the decision tree on "
+                "every pair and the tree on the pairs each run timed (lecture shapes on the "
                 "analytic model unless --shapes / --backend say otherwise)");
   add_problem_options(*cmd, o->study.problem, ProblemOptionSet::over_seeds);
   cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
