@@ -92,7 +92,7 @@ FakeAction scripted(const nlohmann::json& body, int nth) {
     if (nth == 0) a.kind = FakeAction::drop;
     break;
   case 11:
-    if (nth == 0) a.delay_ms = 600; // beyond --llm-timeout 0.25
+    if (nth == 0) a.delay_ms = 2500; // beyond --llm-timeout 1
     break;
   case 12: { // an edit that breaks the program
     const std::string parent = test::parent_of(body);
@@ -147,7 +147,7 @@ TEST_CASE("llm cli: an evolution against a misbehaving server finishes, counts e
   const std::string err = dir + ".stderr";
   const test::ShellResult r =
       run("evolve " + llm_args(server) +
-              " --json --budget 78 --seed 2 --llm-concurrency 4 --llm-timeout 0.25 "
+              " --json --budget 78 --seed 2 --llm-concurrency 4 --llm-timeout 1 "
               "--llm-backoff 0.001 --llm-retries 3 --out " +
               dir,
           err);
