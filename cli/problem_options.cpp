@@ -11,12 +11,16 @@ namespace tv {
 
 namespace {
 
-/// "GPU profile: a name from data/gpus (the profiles there) or a path to a .json profile".
-std::string gpu_help() {
-  const std::vector<std::string> known = known_gpus();
-  return fmt::format("GPU profile: a name from data/gpus ({}) or a path to a .json profile",
-                     known.empty() ? std::string("none found")
-                                   : fmt::format("{}", fmt::join(known, ", ")));
+/// "GPU profile: a name from data/gpus (the profiles there) or a path to a .json profile"; the
+/// folder is listed once per process, not once per subcommand.
+const std::string& gpu_help() {
+  static const std::string text = [] {
+    const std::vector<std::string> known = known_gpus();
+    return fmt::format("GPU profile: a name from data/gpus ({}) or a path to a .json profile",
+                       known.empty() ? std::string("none found")
+                                     : fmt::format("{}", fmt::join(known, ", ")));
+  }();
+  return text;
 }
 
 } // namespace

@@ -87,6 +87,9 @@ void check_same_result(const nlohmann::json& want, const nlohmann::json& got) {
 void check_fault_rates(int devices) {
   ScratchDir dir("tv_measured_faults");
   const std::vector<std::string> rates = {"0.01", "0.05", "0.1"};
+  const auto cache_of = [&dir](const std::string& rate) {
+    return dir.at(fmt::format("faults_{}.csv", rate));
+  };
   auto clean_run = std::async(
       std::launch::async, [&] { return tilevolve(measured(dir.at("clean.csv"), devices, "")); });
   std::vector<std::future<tv::test::ShellResult>> fault_runs;
@@ -96,8 +99,8 @@ void check_fault_rates(int devices) {
     // strikes, not the default three: at a 10% fault rate a healthy pair is struck three times
     // in a row by chance on some schedules (one CI-like run: 1 poison pair among 72 isolated
     // ones, on four devices), while five in a row is about 10^-6 per struck pair.
-    fault_runs.push_back(std::async(std::launch::async, [&dir, devices, rate] {
-      return tilevolve(measured(dir.at(fmt::format("faults_{}.csv", rate)), devices,
+    fault_runs.push_back(std::async(std::launch::async, [&cache_of, devices, rate] {
+      return tilevolve(measured(cache_of(rate), devices,
                                 fmt::format("--fault-rate {} --fault-seed 11", rate),
                                 "--poison-strikes 5", "2"));
     }));
@@ -108,7 +111,7 @@ void check_fault_rates(int devices) {
     INFO("devices " << devices << ", fault rate " << rates[k]);
     const auto r = json_of(fault_runs[k].get());
     check_same_result(clean, r);
-    CHECK(sorted_lines(dir.at(fmt::format("faults_{}.csv", rates[k]))) == want);
+    CHECK(sorted_lines(cache_of(rates[k])) == want);
     const auto& pool = r["measurement"]["pool"];
     INFO(pool.dump());
     CHECK(pool["poison"] == 0);
