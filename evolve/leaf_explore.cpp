@@ -43,12 +43,13 @@ std::vector<Config> leaf_candidates(const std::vector<std::size_t>& which,
   return out;
 }
 
-/// The configs of hooks.space by their mean prior over the shapes `which`, best first; those
-/// that cannot run on one of them are left out.
-std::vector<Config> prior_candidates(const std::vector<std::size_t>& which,
-                                     const ExploreHooks& hooks) {
+/// The indices into hooks.space of its configs by their mean prior over the shapes `which`, best
+/// first; those that cannot run on one of them are left out.
+std::vector<std::size_t> prior_candidates(const std::vector<std::size_t>& which,
+                                          const ExploreHooks& hooks) {
   if (hooks.space.empty() || !hooks.prior) return {};
   std::vector<std::pair<double, std::size_t>> ranked;
+  ranked.reserve(hooks.space.size());
   for (std::size_t k = 0; k < hooks.space.size(); ++k) {
     double sum = 0;
     for (std::size_t i : which)
@@ -57,9 +58,10 @@ std::vector<Config> prior_candidates(const std::vector<std::size_t>& which,
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Config> out;
+  std::vector<std::size_t> out;
+  out.reserve(ranked.size());
   for (const auto& [sum, k] : ranked)
-    out.push_back(hooks.space[k]);
+    out.push_back(k);
   return out;
 }
 
@@ -80,16 +82,20 @@ ExploredLeaves explore_leaves(const std::vector<Shape>& shapes, const ExploreHoo
       if (leaf[l].empty()) continue;
       // The leaf's config, then the measured winners and the prior's choices in turn.
       const std::vector<Config> won = leaf_candidates(leaf[l], hooks, 2);
-      const std::vector<Config> priored = prior_candidates(leaf[l], hooks);
-      std::vector<Config> order{l < tree.rules.size() ? tree.rules[l].config : tree.default_config};
+      const std::vector<std::size_t> priored = prior_candidates(leaf[l], hooks);
+      // The candidates in turn, by address (the space holds thousands of configs per leaf).
+      std::vector<const Config*> order{l < tree.rules.size() ? &tree.rules[l].config
+                                                             : &tree.default_config};
+      order.reserve(1 + won.size() + priored.size());
       for (std::size_t k = 0; k < std::max(won.size(), priored.size()); ++k) {
-        if (k < won.size()) order.push_back(won[k]);
-        if (k < priored.size()) order.push_back(priored[k]);
+        if (k < won.size()) order.push_back(&won[k]);
+        if (k < priored.size()) order.push_back(&hooks.space[priored[k]]);
       }
       int tried = 0;
       std::vector<Config> seen;
-      for (const Config& c : order) {
+      for (const Config* candidate : order) {
         if (tried >= per_leaf) break;
+        const Config& c = *candidate;
         if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
         seen.push_back(c);
         std::vector<std::size_t> missing;
