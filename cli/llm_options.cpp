@@ -18,9 +18,10 @@ void add_llm_options(CLI::App& cmd, LlmOptions& o) {
                  "build), or replay:RUN_DIR (rerun a recorded LLM run from its "
                  "llm_exchanges.ndjson, no server; all settings come from that run)")
       ->capture_default_str();
-  cmd.add_option("--llm-model", o.model,
-                 "LLM model name, or an ensemble with weights: a:0.8,b:0.2 (each request's model is "
-                 "drawn from the run's seed; a weight is the number after the last ':')");
+  cmd.add_option(
+      "--llm-model", o.model,
+      "LLM model name, or an ensemble with weights: a:0.8,b:0.2 (each request's model is "
+      "drawn from the run's seed; a weight is the number after the last ':')");
   cmd.add_option("--api-key-env", o.api_key_env,
                  "environment variable holding the API key (default OPENAI_API_KEY; when it is "
                  "unset no Authorization header is sent). The key is sent in the Authorization "
@@ -94,7 +95,8 @@ LlmSettings llm_settings_from_flags(const LlmOptions& o) {
   LlmSettings s = o.settings;
   s.url = o.llm.substr(7);
   if (o.model.empty())
-    throw InputError("--llm openai:URL needs --model NAME (or --llm-model; a:0.8,b:0.2 for an ensemble)");
+    throw InputError(
+        "--llm openai:URL needs --model NAME (or --llm-model; a:0.8,b:0.2 for an ensemble)");
   s.models = ModelEnsemble::parse(o.model);
   s.api_key_env = o.api_key_env.empty() ? "OPENAI_API_KEY" : o.api_key_env;
   // Paths are recorded absolute, so that --resume and replay find them from anywhere.

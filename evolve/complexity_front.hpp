@@ -1,8 +1,8 @@
 #pragma once
 /// The complexity front of a run: for each complexity (program_size: the number of
-/// comparisons), the program with the best training speedup seen so far of exactly that size. Model selection picks from it: a charge
-/// per rule, chosen by cross-validation (model_selection.hpp), decides how many rules the
-/// training shapes support.
+/// comparisons), the program with the best training speedup seen so far of exactly that size. Model
+/// selection picks from it: a charge per rule, chosen by cross-validation (model_selection.hpp),
+/// decides how many rules the training shapes support.
 #include "evolve/database.hpp"
 
 #include <map>

@@ -20,8 +20,8 @@
 #include "ir/text.hpp"
 #include "models/json_text.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -77,8 +77,9 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
 std::string diff_text_of(const std::string& reply, const std::string& parent_text,
                          const Program& child) {
   const ParsedReply parsed = parse_reply(reply);
-  return parsed.kind == ReplyKind::diff ? format_diff(parsed.blocks)
-                                        : format_diff(diff_lines(parent_text, print_program(child)));
+  return parsed.kind == ReplyKind::diff
+             ? format_diff(parsed.blocks)
+             : format_diff(diff_lines(parent_text, print_program(child)));
 }
 
 } // namespace
@@ -114,8 +115,7 @@ void Evolution::select_model() {
   s.counters.kernel_runs += m.kernel_runs;
   s.per_op["selection"].kernel_runs += m.kernel_runs;
   if (m.kernel_runs > 0) s.eval.cache_from_json(m.cache);
-  if (s.events)
-    s.events->write({{"event", "selection"}, {"selection", m.to_json(false)}});
+  if (s.events) s.events->write({{"event", "selection"}, {"selection", m.to_json(false)}});
   s.selection = std::move(m);
 }
 

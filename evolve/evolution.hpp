@@ -64,8 +64,8 @@ struct EvolutionOptions {
   /// Stop after this many programs without a new best (0 = off). Negative: the backend's
   /// default, 0 on the analytic model and kCostlyStagnation otherwise.
   long long stagnation = -1;
-  double target_score = 0;  ///< stop when the best train speedup reaches this (0 = off)
-  double max_seconds = 0;   ///< stop after this wall time (0 = off; makes runs irreproducible)
+  double target_score = 0; ///< stop when the best train speedup reaches this (0 = off)
+  double max_seconds = 0;  ///< stop after this wall time (0 = off; makes runs irreproducible)
   /// At most this many pairs are timed (the expert's, timed first, excepted). The first
   /// program whose new pairs (and the re-measurement of a would-be new best) do not fit in
   /// what is left is not timed (stage over_budget) and the run stops there; the rest of its

@@ -118,8 +118,7 @@ void Evolution::load_checkpoint() {
     s.history = AttemptHistory::from_json(get_field<nlohmann::json>(st, "history", w));
   if (st.contains("front"))
     s.front = ComplexityFront::from_json(get_field<nlohmann::json>(st, "front", w));
-  if (st.contains("search_penalty"))
-    s.search_penalty = get_field<double>(st, "search_penalty", w);
+  if (st.contains("search_penalty")) s.search_penalty = get_field<double>(st, "search_penalty", w);
   s.raced.clear(); // checkpoints written before racing have none
   if (st.contains("raced"))
     for (const auto& text : get_field<std::vector<std::string>>(st, "raced", w)) {

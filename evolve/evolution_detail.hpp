@@ -66,14 +66,14 @@ struct Evolution::State {
   /// run reports it again and times nothing more.
   std::optional<std::string> explored;
   std::vector<Improvement> improvements;
-  Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
-  ComplexityFront front;                  ///< the best program per rule count
+  Candidate best;        ///< the accepted best (beyond the noise threshold, re-measured if asked)
+  ComplexityFront front; ///< the best program per rule count
   std::optional<ModelSelection> selection; ///< set once cross-validation ran
-  double search_penalty = 0;              ///< the charge per rule the search ranks by
-  std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
-  std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
-  std::vector<double> best_times;     ///< best time seen per training shape
-  std::vector<Config> best_configs;   ///< the config that ran in best_times, per training shape
+  double search_penalty = 0;               ///< the charge per rule the search ranks by
+  std::set<std::uint64_t> seen;            ///< structural hashes of programs already evaluated
+  std::set<std::uint64_t> behaviours;      ///< decisions on the training shapes already evaluated
+  std::vector<double> best_times;          ///< best time seen per training shape
+  std::vector<Config> best_configs; ///< the config that ran in best_times, per training shape
   std::vector<Shape> train_shapes;
   std::vector<double> expert_times; ///< the expert's time per training shape
   AttemptHistory history;           ///< each parent's last children and their outcomes

@@ -45,7 +45,7 @@ struct MockLlmOptions {
   /// the default until a later stop, refits without the grid features split on M and generalized
   /// worse on the lecture's NVIDIA profiles; README, "Refit features: all of them").
   double refit_feature_chance = 1.0;
-  double refit_bootstrap = 0.5;      ///< chance a refit fits on a random 80% of the shapes
+  double refit_bootstrap = 0.5; ///< chance a refit fits on a random 80% of the shapes
   /// Chance a refit puts its thresholds at round values (whole and half waves of the GPU for
   /// tile counts, powers of two otherwise) instead of halfway between training values.
   double refit_round = 1.0;
@@ -53,10 +53,9 @@ struct MockLlmOptions {
   /// leaves none). The order breaks ties: where two features split the training shapes the same
   /// way, the tree takes the earlier one, so the output size and the tile counts (how the grid
   /// fills the GPU, what decides an unseen shape's config) come before M.
-  std::vector<Comparison> refit_features{Comparison{Feature::MN},
-                                         Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
-                                         Comparison{Feature::tiles, CmpOp::le, 0, 128, 128},
-                                         Comparison{Feature::M}};
+  std::vector<Comparison> refit_features{
+      Comparison{Feature::MN}, Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
+      Comparison{Feature::tiles, CmpOp::le, 0, 128, 128}, Comparison{Feature::M}};
 };
 
 /// `options` with `space` set to the configs the problem's backend has recordings for when it

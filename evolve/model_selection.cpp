@@ -63,7 +63,6 @@ ModelSelection ModelSelection::from_json(const nlohmann::json& j) {
   return m;
 }
 
-
 ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
                               const EvolutionOptions& options) {
   ModelSelection out;
@@ -161,7 +160,7 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
       // than the cap leaves) counts as a large loss (as the expert's time it would flatter
       // it), so it is never chosen.
       return ev.stage == Stage::full && ev.train.valid ? std::log(ev.train.speedup_vs_expert)
-                                                        : -std::log(2.0);
+                                                       : -std::log(2.0);
     };
     for (std::size_t i = 0; i < out.leaves.size(); ++i)
       out.tree_held_out[i] += w * held_out_log(run.measured_tree(out.leaves[i]));

@@ -35,11 +35,11 @@ std::vector<int> selection_tree_leaves();
 
 /// What cross-validation found.
 struct ModelSelection {
-  int folds = 0;                       ///< 0: not run (too few training shapes)
-  std::vector<double> penalties;       ///< the grid
-  std::vector<double> held_out;        ///< per charge: held-out speedup over the expert
-  std::vector<double> mean_sizes;      ///< per charge: mean size (comparisons) of the folds' choices
-  double penalty = 0;                  ///< the chosen charge
+  int folds = 0;                  ///< 0: not run (too few training shapes)
+  std::vector<double> penalties;  ///< the grid
+  std::vector<double> held_out;   ///< per charge: held-out speedup over the expert
+  std::vector<double> mean_sizes; ///< per charge: mean size (comparisons) of the folds' choices
+  double penalty = 0;             ///< the chosen charge
   /// Trees refitted on each fold run's measurements (Evolution::measured_tree), the other
   /// procedure cross-validated: per leaf limit, the held-out speedup.
   std::vector<int> leaves;
@@ -47,8 +47,8 @@ struct ModelSelection {
   /// > 0 when a tree of this many leaves did better on the held-out folds than every choice
   /// of the front: the run's result is then that tree refitted on the run's measurements.
   int tree_leaves = 0;
-  long long kernel_runs = 0;           ///< distinct pairs the folds timed
-  nlohmann::json cache;                ///< those pairs (CascadeEvaluator::cache_to_json form)
+  long long kernel_runs = 0; ///< distinct pairs the folds timed
+  nlohmann::json cache;      ///< those pairs (CascadeEvaluator::cache_to_json form)
 
   /// For checkpoints and summaries (the cache only with `with_cache`).
   nlohmann::json to_json(bool with_cache = true) const;

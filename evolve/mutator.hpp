@@ -7,9 +7,9 @@
 #include "ir/shape.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,7 +37,7 @@ struct PreviousAttempt {
 
 /// Everything a mutator may use to propose one child.
 struct MutationRequest {
-  std::string parent_text;                    ///< the parent's printed program
+  std::string parent_text; ///< the parent's printed program
   /// The parent as a value, when the caller has it: parse_program(parent_text) gives exactly
   /// this program. Valid only while the request is being answered (the evolution points it at
   /// its sampled parent); in-process mutators may read it instead of parsing parent_text.

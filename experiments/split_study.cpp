@@ -161,7 +161,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
     row.tree_gap = row.evolved.test_fraction.median - tree.test.fraction_of_oracle;
     std::vector<double> cost_tree;
     for (const auto& run : row.evolved.runs)
-      cost_tree.push_back(problems[i].problem->test->score(run.cost_matched_tree).fraction_of_oracle);
+      cost_tree.push_back(
+          problems[i].problem->test->score(run.cost_matched_tree).fraction_of_oracle);
     row.cost_tree_test = spread(std::move(cost_tree)).median;
     row.cost_tree_gap = row.evolved.test_fraction.median - row.cost_tree_test;
     cost_tree_gaps.push_back(row.cost_tree_gap);
@@ -192,8 +193,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                            : std::numeric_limits<double>::quiet_NaN();
   r.mean_train_gap = mean(train_gaps);
   r.mean_cost_tree_gap = mean(cost_tree_gaps);
-  r.splits_at_least_cost_tree = int(std::count_if(cost_tree_gaps.begin(), cost_tree_gaps.end(),
-                                                  [](double g) { return g >= 0; }));
+  r.splits_at_least_cost_tree = int(
+      std::count_if(cost_tree_gaps.begin(), cost_tree_gaps.end(), [](double g) { return g >= 0; }));
   r.run_gap_sd = std::sqrt(sum_of_squares(run_gaps) / double(run_gaps.size()));
   r.mean_gap_se =
       gaps.size() >= 2
@@ -204,7 +205,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   const Problem& p0 = *problems.front().problem;
   Report& rep = r.report;
   rep.title = fixed ? std::string("tilevolve splits: evolution against the per-M table on one "
-                                   "fixed train/test pair")
+                                  "fixed train/test pair")
                     : fmt::format("tilevolve splits: evolution against the per-M table over {} "
                                   "random splits",
                                   options.splits);

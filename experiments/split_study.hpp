@@ -27,8 +27,8 @@ struct SplitStudyOptions {
   /// Stop a run after this many programs without a new best (0 = off; negative: the backend's
   /// default, EvolutionOptions::stagnation).
   long long stagnation = -1;
-  double rule_penalty = -1; ///< per-rule selection charge (-1 = the backend's default)
-  int folds = 0;            ///< model selection's folds (EvolutionOptions::folds; 0 = off)
+  double rule_penalty = -1;     ///< per-rule selection charge (-1 = the backend's default)
+  int folds = 0;                ///< model selection's folds (EvolutionOptions::folds; 0 = off)
   bool place_thresholds = true; ///< EvolutionOptions::place_thresholds
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
@@ -43,9 +43,9 @@ struct SplitStudyOptions {
   int splits = 10; ///< random splits, split seeds first_split .. first_split+splits-1
   /// The first split seed (> 0: splits a study at 0 .. first_split-1 never looked at).
   int first_split = 0;
-  int seeds = 5;                ///< evolution seeds 0 .. seeds-1 on every split
-  int threads = 0;              ///< OpenMP threads for the runs (0 = default)
-  MockLlmOptions mutator;       ///< e.g. which features splits may bound
+  int seeds = 5;          ///< evolution seeds 0 .. seeds-1 on every split
+  int threads = 0;        ///< OpenMP threads for the runs (0 = default)
+  MockLlmOptions mutator; ///< e.g. which features splits may bound
 };
 
 /// One split: the per-M table and the evolution runs on it.

@@ -36,7 +36,7 @@ struct Gpu {
   /// "stages-1"; by default "stages-1" on AMD, "stages" on NVIDIA).
   int buffers_below_stages = 0;
   double l2_bytes = 0;
-  double infinity_cache_bytes = 0;          ///< 0 where there is none
+  double infinity_cache_bytes = 0; ///< 0 where there is none
   /// Dense FLOP/s by dtype name ("bf16", "f16", ...); looked up by string_view, no copy.
   std::map<std::string, double, std::less<>> peak_flops;
   double hbm_bytes_per_s = 0;

@@ -80,8 +80,8 @@ struct TimeTable::Columns {
   }
 };
 
-TimeTable::TimeTable(std::vector<Shape> shapes, std::vector<Config> configs,
-                     TimeMatrix times, bool ignore_amd_knobs)
+TimeTable::TimeTable(std::vector<Shape> shapes, std::vector<Config> configs, TimeMatrix times,
+                     bool ignore_amd_knobs)
     : shapes_(std::move(shapes)), configs_(std::move(configs)), times_(std::move(times)),
       ignore_knobs_(ignore_amd_knobs) {
   if (times_.rows() != shapes_.size() || times_.columns() != configs_.size())

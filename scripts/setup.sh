@@ -5,7 +5,8 @@
 #                   libraries, and Chart.js for the dashboard (tilevolve serve serves Debian's
 #                   file; nothing is fetched from the internet).
 #   setup.sh test   that, and what the whole test suite (scripts/test.sh) needs besides: clang
-#                   with libFuzzer and the sanitizer runtimes, LLVM's OpenMP for clang builds,
+#                   with libFuzzer and the sanitizer runtimes, clang-format (tests/format_test.cpp
+#                   checks every C++ file's format), LLVM's OpenMP for clang builds,
 #                   llvm-symbolizer for readable sanitizer reports, lld (the builds link with it
 #                   when it is there, about three times faster), headless Chromium and
 #                   chromedriver for the dashboard's browser test (about 100 MB with
@@ -19,7 +20,7 @@ packages=(
   libjs-chart.js
 )
 if [ "${1:-}" = "test" ]; then
-  packages+=(clang libclang-rt-14-dev libomp-dev llvm-14 lld
+  packages+=(clang clang-format libclang-rt-14-dev libomp-dev llvm-14 lld
              chromium chromium-driver
              slurm-wlm munge)
 elif [ -n "${1:-}" ]; then

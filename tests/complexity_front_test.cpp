@@ -52,7 +52,7 @@ TEST_CASE("choose trades speedup against a charge per rule") {
   f.offer(entry(1, 0, 1.0));
   f.offer(entry(2, 3, 1.20));
   f.offer(entry(5, 8, 1.25));
-  CHECK(f.choose(0.0)->candidate.id == 5);  // no charge: the best training score
+  CHECK(f.choose(0.0)->candidate.id == 5);   // no charge: the best training score
   CHECK(f.choose(0.005)->candidate.id == 5); // 5 more rules for 4% pay at 0.5% a rule
   CHECK(f.choose(0.02)->candidate.id == 2);  // ... and not at 2%
   CHECK(f.choose(0.2)->candidate.id == 1);   // a large charge: no rules

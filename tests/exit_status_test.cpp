@@ -2,8 +2,8 @@
 // workers) exits 4, not 0, and says so as it happens; --help lists the statuses.
 #include "support/fake_worker.hpp"
 #include "support/shell.hpp"
-#include "support/text_match.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_match.hpp"
 #include "support/webdriver.hpp"
 
 #include <doctest/doctest.h>

@@ -97,8 +97,7 @@ TEST_CASE("run_lock: a lock held by another process dies with it") {
     _exit(0);
   }
   REQUIRE(wait_for([&] { return error_of(dir.path) != ""; }));
-  CHECK(error_of(dir.path).find("is in use by another tilevolve process") !=
-        std::string::npos);
+  CHECK(error_of(dir.path).find("is in use by another tilevolve process") != std::string::npos);
   ::kill(child, SIGKILL);
   int st = 0;
   waitpid(child, &st, 0);

@@ -31,7 +31,6 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-
 /// GET `target` with every wait bounded by `timeout_s`: the status (0 when no answer came in
 /// time) and the number of body bytes, read and dropped as they come.
 std::pair<int, std::size_t> get(int port, const std::string& target, double timeout_s) {

@@ -79,9 +79,9 @@ std::vector<Shape> preset_set(const std::string& file, const std::string& args, 
 
 TEST_CASE("shape sets: six_models.csv is the presets' GEMMs, none of them a lecture shape") {
   std::string out;
-  const std::vector<Shape> shapes = preset_set(
-      "six_models.csv", "llama3-405b qwen2.5-7b qwen2.5-72b mixtral-8x7b deepseek-v3 gemma2-27b",
-      out);
+  const std::vector<Shape> shapes =
+      preset_set("six_models.csv",
+                 "llama3-405b qwen2.5-7b qwen2.5-72b mixtral-8x7b deepseek-v3 gemma2-27b", out);
   CHECK(shapes.size() == 297); // 337 GEMMs less the 40 of Mixtral that are Llama-3 8B's
   // An unknown preset is refused with the binary's message.
   const auto bad = test::run_shell("python3 " TILEVOLVE_SOURCE_DIR

@@ -607,7 +607,8 @@ TEST_CASE("simplify drops comparisons implied by earlier rules") {
   Program p;
   p.rules.push_back(Rule{Condition{{M(CmpOp::le, 16)}}, cfg(16)});
   p.rules.push_back(Rule{Condition{{M(CmpOp::gt, 16), N(CmpOp::le, 4096)}}, cfg(32)});
-  p.rules.push_back(Rule{Condition{{N(CmpOp::gt, 4096), M(CmpOp::ge, 17), K(CmpOp::le, 64)}}, cfg(64)});
+  p.rules.push_back(
+      Rule{Condition{{N(CmpOp::gt, 4096), M(CmpOp::ge, 17), K(CmpOp::le, 64)}}, cfg(64)});
   p.default_config = cfg(128);
   const Program s = simplify(p);
   REQUIRE(s.rules.size() == 3);

@@ -314,7 +314,8 @@ TEST_CASE("split_study: the vendor library's column when the backend times it") 
   CHECK(small().rows.front().vendor_test == std::nullopt);
 }
 
-TEST_CASE("a split study on one fixed train/test pair runs the seeds on it, and refuses more splits") {
+TEST_CASE(
+    "a split study on one fixed train/test pair runs the seeds on it, and refuses more splits") {
   tv::SplitStudyOptions o;
   o.problem.gpu = "h100";
   o.problem.test_shapes = tv::data_dir() + "/shapes/six_models.csv";

@@ -30,11 +30,11 @@ Program parse(const std::string& text) {
 } // namespace
 
 TEST_CASE("cut_between lies in the gap, in its middle tenth in log space, at a round value") {
-  CHECK(cut_between(128, 256) == 176); // 11 x 16, the roundest between 175 and 187
-  CHECK(cut_between(64, 1024) == 256); // a power of two at the geometric mean
-  CHECK(cut_between(100, 101) == 100); // no room: the lower value
+  CHECK(cut_between(128, 256) == 176);             // 11 x 16, the roundest between 175 and 187
+  CHECK(cut_between(64, 1024) == 256);             // a power of two at the geometric mean
+  CHECK(cut_between(100, 101) == 100);             // no room: the lower value
   CHECK(cut_between(1572864, 2097152) == 1835008); // 7 x 2^18
-  CHECK(cut_between(1000, 1100) == 1048); // no round value nearby: near the geometric mean
+  CHECK(cut_between(1000, 1100) == 1048);          // no round value nearby: near the geometric mean
   for (std::int64_t a : {1, 2, 3, 7, 16, 100, 1000, 4095, 65536})
     for (std::int64_t b : {a + 1, a + 2, a + 3, 2 * a + 1, 10 * a, 1000 * a}) {
       const std::int64_t t = cut_between(a, b);
@@ -57,12 +57,13 @@ TEST_CASE("cut_between prefers whole and half waves for tile counts") {
 TEST_CASE("place_thresholds keeps every training decision and moves cuts to the gap's middle") {
   const std::vector<Shape> train = {at(1, 4096, 4096), at(16, 4096, 4096), at(256, 4096, 4096),
                                     at(4096, 4096, 4096)};
-  const Program p = parse("def choose(M, N, K):\n"
-                          "    if M <= 16:\n"
-                          "        return Config(BM=16, BN=64, BK=64, warps=4, stages=4, group=8)\n"
-                          "    if M < 4096:\n"
-                          "        return Config(BM=64, BN=128, BK=64, warps=4, stages=3, group=8)\n"
-                          "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n");
+  const Program p =
+      parse("def choose(M, N, K):\n"
+            "    if M <= 16:\n"
+            "        return Config(BM=16, BN=64, BK=64, warps=4, stages=4, group=8)\n"
+            "    if M < 4096:\n"
+            "        return Config(BM=64, BN=128, BK=64, warps=4, stages=3, group=8)\n"
+            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n");
   const PlacedThresholds placed = place_thresholds(p, train);
   for (const Shape& s : train)
     CHECK(placed.program.choose(s) == p.choose(s));

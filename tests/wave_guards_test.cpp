@@ -23,11 +23,12 @@ Shape at(std::int64_t m, std::int64_t n) {
 TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to that wave") {
   // The shape of the mi355x transfer this was built for: M * N <= 2359296 with 64x128 tiles,
   // trained where that grid fills 256 units exactly, met by M = 512, N = 4608 (288 tiles).
-  const Program p =
-      parse_program_or_throw("def choose(M, N, K):\n"
-            "    if M * N <= 2359296:\n"
-            "        return Config(BM=64, BN=128, BK=128, warps=4, stages=3, group=1)\n"
-            "    return Config(BM=128, BN=128, BK=128, warps=8, stages=3, group=1)\n", "test");
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M * N <= 2359296:\n"
+      "        return Config(BM=64, BN=128, BK=128, warps=4, stages=3, group=1)\n"
+      "    return Config(BM=128, BN=128, BK=128, warps=8, stages=3, group=1)\n",
+      "test");
   const std::vector<Shape> train{at(512, 4096), at(256, 4096), at(1024, 8192)};
   const GuardedWaves g = guard_waves(p, train, 256);
   REQUIRE(g.program.rules.size() == 1);
@@ -50,13 +51,14 @@ TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to tha
 }
 
 TEST_CASE("a multi-wave rule is kept to its whole waves, a rule already bounded is left alone") {
-  const Program p =
-      parse_program_or_throw("def choose(M, N, K):\n"
-            "    if M <= 2048:\n"
-            "        return Config(BM=64, BN=64, BK=64, warps=4, stages=3, group=8)\n"
-            "    if cdiv(M, 128) * cdiv(N, 128) <= 100:\n"
-            "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n"
-            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n", "test");
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M <= 2048:\n"
+      "        return Config(BM=64, BN=64, BK=64, warps=4, stages=3, group=8)\n"
+      "    if cdiv(M, 128) * cdiv(N, 128) <= 100:\n"
+      "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n"
+      "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n",
+      "test");
   // Rule 1's largest grid: 2048 / 64 x 4096 / 64 = 2048 tiles, 16 waves of 132 (2112).
   const std::vector<Shape> train{at(2048, 4096), at(64, 64), at(4096, 1024), at(8192, 8192)};
   const GuardedWaves g = guard_waves(p, train, 132);
@@ -70,12 +72,14 @@ TEST_CASE("a multi-wave rule is kept to its whole waves, a rule already bounded 
 }
 
 TEST_CASE("guard_waves leaves vendor rules, unreached rules and unit-less GPUs alone") {
-  const Program p = parse_program_or_throw("def choose(M, N, K):\n"
-                          "    if M <= 16:\n"
-                          "        return \"vendor\"\n"
-                          "    if M <= 32:\n"
-                          "        return Config(BM=32, BN=64, BK=64, warps=4, stages=3, group=8)\n"
-                          "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n", "test");
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M <= 16:\n"
+      "        return \"vendor\"\n"
+      "    if M <= 32:\n"
+      "        return Config(BM=32, BN=64, BK=64, warps=4, stages=3, group=8)\n"
+      "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n",
+      "test");
   const std::vector<Shape> train{at(8, 4096), at(1024, 4096)}; // nothing reaches rule 2
   CHECK(guard_waves(p, train, 132).program == p);
   CHECK(guard_waves(p, train, 132).changes.empty());
@@ -94,15 +98,16 @@ TEST_CASE("guard_waves leaves vendor rules, unreached rules and unit-less GPUs a
 TEST_CASE("guard_waves stays within the program's derived features, fullest single wave first") {
   // Five derived features already: one more fits, and it goes to the rule whose training shapes
   // fill their wave the most (rule 2: 128 of 132 tiles), not to rule 1 (4 of 132).
-  const Program p =
-      parse_program_or_throw("def choose(M, N, K):\n"
-            "    if M * N <= 65536 and cdiv(M, 16) * cdiv(N, 16) <= 1000:\n"
-            "        return Config(BM=16, BN=32, BK=64, warps=4, stages=3, group=8)\n"
-            "    if cdiv(M, 32) * cdiv(N, 32) <= 4000 and cdiv(M, 256) * cdiv(N, 256) <= 900:\n"
-            "        return Config(BM=64, BN=128, BK=64, warps=4, stages=3, group=8)\n"
-            "    if cdiv(M, 16) * cdiv(N, 64) <= 100000:\n"
-            "        return Config(BM=128, BN=64, BK=64, warps=4, stages=3, group=8)\n"
-            "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n", "test");
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M * N <= 65536 and cdiv(M, 16) * cdiv(N, 16) <= 1000:\n"
+      "        return Config(BM=16, BN=32, BK=64, warps=4, stages=3, group=8)\n"
+      "    if cdiv(M, 32) * cdiv(N, 32) <= 4000 and cdiv(M, 256) * cdiv(N, 256) <= 900:\n"
+      "        return Config(BM=64, BN=128, BK=64, warps=4, stages=3, group=8)\n"
+      "    if cdiv(M, 16) * cdiv(N, 64) <= 100000:\n"
+      "        return Config(BM=128, BN=64, BK=64, warps=4, stages=3, group=8)\n"
+      "    return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=8)\n",
+      "test");
   const std::vector<Shape> train{at(16, 128), at(512, 2048), at(2048, 8192)};
   const GuardedWaves g = guard_waves(p, train, 132);
   REQUIRE(g.changes.size() == 1);

@@ -44,11 +44,11 @@ struct DeviceInfo {
   std::string command; ///< the command that was run
   HelloReply hello;    ///< the last good hello (device name, backend, worker version)
   bool healthy = false;
-  bool retired = false;        ///< retired for good (it will not be started again)
-  std::string error;           ///< why it retired, or its last fault while it restarts
-  long long done = 0;          ///< results it delivered
-  double busy_s = 0;           ///< time it had requests outstanding
-  long long faults = 0;        ///< faults of its worker (each one killed it)
+  bool retired = false; ///< retired for good (it will not be started again)
+  std::string error;    ///< why it retired, or its last fault while it restarts
+  long long done = 0;   ///< results it delivered
+  double busy_s = 0;    ///< time it had requests outstanding
+  long long faults = 0; ///< faults of its worker (each one killed it)
   /// Its faults by kind: timeout, crash, garbage_line, unknown_id, bad_reply.
   std::map<std::string, long long> fault_kinds;
   long long restarts = 0;      ///< times its worker was started again

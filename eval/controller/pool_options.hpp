@@ -13,7 +13,7 @@ struct PoolOptions {
   /// Device ids to start one worker each for; empty means as many as the first worker (on
   /// device "0") reports.
   std::vector<std::string> devices;
-  double timeout_s = 120;    ///< silence (no reply while requests are out) that counts as a hang
+  double timeout_s = 120; ///< silence (no reply while requests are out) that counts as a hang
   /// Seconds from a worker's start to its hello reply before the start counts as failed (a GPU
   /// worker imports torch and Triton and sets up its device first; kept apart from timeout_s
   /// so that a short hang limit for measuring does not fail slow starts).
