@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace test_costs_test {
@@ -27,41 +28,39 @@ std::set<std::string> test_cases() {
   return cases;
 }
 
+/// The matches of `entry` in tests/`file` (the file must not be empty).
+std::vector<std::smatch> entries(const std::string& file, const std::regex& entry,
+                                 std::string& text) {
+  text = tv::test::read_text(TILEVOLVE_SOURCE_DIR "/tests/" + file);
+  REQUIRE(!text.empty());
+  return {std::sregex_iterator(text.begin(), text.end(), entry), std::sregex_iterator()};
+}
+
 TEST_CASE("test costs: every test tests/test_costs.cmake names is a test case of the suite") {
-  const std::string costs = tv::test::read_text(TILEVOLVE_SOURCE_DIR "/tests/test_costs.cmake");
-  REQUIRE(!costs.empty());
   const std::set<std::string> cases = test_cases();
-  const std::regex entry(R"(\n +([0-9]+) \[==\[([^\]]+)\]==\])");
-  int named = 0;
-  for (auto it = std::sregex_iterator(costs.begin(), costs.end(), entry);
-       it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[2];
-    INFO(name);
-    CHECK(cases.count(name) == 1);
-    CHECK(std::stoi((*it)[1]) > 0);
-    ++named;
+  std::string text;
+  const auto named =
+      entries("test_costs.cmake", std::regex(R"(\n +([0-9]+) \[==\[([^\]]+)\]==\])"), text);
+  for (const std::smatch& m : named) {
+    INFO(m[2].str());
+    CHECK(cases.count(m[2]) == 1);
+    CHECK(std::stoi(m[1]) > 0);
   }
-  CHECK(named >= 10);
+  CHECK(named.size() >= 10);
 }
 
 TEST_CASE("test costs: every test tests/sanitized_skips.cmake names is a test case of the suite") {
-  const std::string skips =
-      tv::test::read_text(TILEVOLVE_SOURCE_DIR "/tests/sanitized_skips.cmake");
-  REQUIRE(!skips.empty());
   const std::set<std::string> cases = test_cases();
-  const std::regex entry(R"(\[==\[([^\]]+)\]==\])");
-  int named = 0;
-  for (auto it = std::sregex_iterator(skips.begin(), skips.end(), entry);
-       it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1];
-    INFO(name);
-    CHECK(cases.count(name) == 1);
+  std::string text;
+  const auto named = entries("sanitized_skips.cmake", std::regex(R"(\[==\[([^\]]+)\]==\])"), text);
+  for (const std::smatch& m : named) {
+    INFO(m[1].str());
+    CHECK(cases.count(m[1]) == 1);
     // Tests of the scripts only (today the protocols script): the sanitized suite keeps every
     // test of the C++ code.
-    CHECK(name.rfind("protocols script: ", 0) == 0);
-    ++named;
+    CHECK(m[1].str().rfind("protocols script: ", 0) == 0);
   }
-  CHECK(named >= 1);
+  CHECK(named.size() >= 1);
 }
 
 } // namespace test_costs_test
