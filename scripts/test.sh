@@ -11,9 +11,9 @@
 #            (builds build-san/ first when the asan phase did not run)
 # Stops at the first failing phase and exits non-zero; always prints the time of each phase.
 #
-# Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (15; the
-# edges a target reached by 15 s were 95-100% of those by 30 s), FUZZ_JOBS (the number of
-# CPUs), JOBS (build parallelism, the number of CPUs), CTEST_JOBS (tests run at once, 4 x JOBS:
+# Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (15: the edges a target reached
+# by 15 s were 95-100% of those by 30 s; README), FUZZ_JOBS (the number of CPUs), JOBS (build
+# parallelism, the number of CPUs), CTEST_JOBS (tests run at once, 4 x JOBS:
 # many tests wait on processes, sockets and timeouts; at 2 x JOBS the release suite kept the 2
 # cores 58% busy, the sanitized one 84%). ccache is used when installed.
 set -uo pipefail
