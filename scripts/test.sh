@@ -9,7 +9,8 @@
 #   fuzz     each fuzz target of build-san/ run for FUZZ_SECONDS on tests/fuzz/corpus/<reader>/
 #            (plus tests/fuzz/<reader>.dict when there is one), FUZZ_JOBS targets at a time
 #            (builds build-san/ first when the asan phase did not run)
-# Stops at the first failing phase and exits non-zero; always prints the time of each phase.
+# Stops at the first failing phase and exits non-zero; always prints the wall and CPU time of each
+# phase.
 #
 # Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (15: the edges a target reached
 # by 15 s were 95-100% of those by 30 s; README), FUZZ_JOBS (the number of CPUs), JOBS (build
@@ -26,31 +27,52 @@ JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-$((4 * JOBS))}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 
+# cpu_now VAR: sets VAR to the CPU seconds (user + sys) of every process this shell has waited
+# for so far: the second line of bash's `times` (each figure as 1m2.345s). `times` runs in this
+# shell, writing to a file: in a pipe or $(...) it would run in a forked shell, which has waited
+# for nothing.
+cpu_file=$(mktemp)
+cpu_now() {
+  times >"$cpu_file"
+  printf -v "$1" '%s' "$(awk 'NR == 2 {
+    t = 0
+    for (i = 1; i <= 2; ++i) { split($i, p, "m"); t += p[1] * 60 + p[2] }
+    printf "%.0f", t
+  }' "$cpu_file")"
+}
+
 summary=()
 suite_start=$(date +%s)
 print_summary() {
-  local total=$(($(date +%s) - suite_start))
+  local total=$(($(date +%s) - suite_start)) cpu
+  cpu_now cpu
+  rm -f "$cpu_file"
   echo
-  echo "test: phase summary"
+  echo "test: phase summary (wall time; CPU time of the phase's processes, user + sys)"
   for line in "${summary[@]}"; do echo "  $line"; done
-  printf '  %-28s %6ds\n' "total" "$total"
+  printf '  %-28s %6ds %6d CPU-s\n' "total" "$total" "$cpu"
 }
 trap print_summary EXIT
 
-# phase NAME COMMAND...: runs one phase, records its time, stops the suite when it fails.
+# phase NAME COMMAND...: runs one phase, records its wall and CPU time (on 2 cores the suite is
+# CPU-bound: CPU seconds show where it goes, and do not move with how busy the cores were), stops
+# the suite when it fails.
 phase() {
   local name=$1
   shift
   echo
   echo "test: == $name =="
-  local start=$(date +%s)
+  local start cpu_start cpu_end
+  start=$(date +%s)
+  cpu_now cpu_start
   "$@"
   local rc=$?
-  local took=$(($(date +%s) - start))
+  cpu_now cpu_end
+  local took=$(($(date +%s) - start)) cpu=$((cpu_end - cpu_start))
   if [ $rc -eq 0 ]; then
-    summary+=("$(printf '%-28s %6ds  ok' "$name" "$took")")
+    summary+=("$(printf '%-28s %6ds %6d CPU-s  ok' "$name" "$took" "$cpu")")
   else
-    summary+=("$(printf '%-28s %6ds  FAILED (status %d)' "$name" "$took" "$rc")")
+    summary+=("$(printf '%-28s %6ds %6d CPU-s  FAILED (status %d)' "$name" "$took" "$cpu" "$rc")")
     exit 1
   fi
 }
