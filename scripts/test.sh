@@ -55,7 +55,7 @@ print_summary() {
 trap print_summary EXIT
 
 # phase NAME COMMAND...: runs one phase, records its wall and CPU time (on 2 cores the suite is
-# CPU-bound: CPU seconds show where it goes, and do not move with how busy the cores were), stops
+# CPU-bound: CPU seconds show where it goes, and move less than wall time with the load), stops
 # the suite when it fails.
 phase() {
   local name=$1
