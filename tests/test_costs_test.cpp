@@ -28,21 +28,24 @@ std::set<std::string> test_cases() {
   return cases;
 }
 
-/// The matches of `entry` in tests/`file` (the file must not be empty).
-std::vector<std::smatch> entries(const std::string& file, const std::regex& entry,
-                                 std::string& text) {
-  text = tv::test::read_text(TILEVOLVE_SOURCE_DIR "/tests/" + file);
+/// Each match of `entry` in tests/`file` as its groups (0: the whole match); the file must not be
+/// empty.
+std::vector<std::vector<std::string>> entries(const std::string& file, const std::regex& entry) {
+  const std::string text = tv::test::read_text(TILEVOLVE_SOURCE_DIR "/tests/" + file);
   REQUIRE(!text.empty());
-  return {std::sregex_iterator(text.begin(), text.end(), entry), std::sregex_iterator()};
+  std::vector<std::vector<std::string>> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), entry);
+       it != std::sregex_iterator(); ++it)
+    out.emplace_back(it->begin(), it->end());
+  return out;
 }
 
 TEST_CASE("test costs: every test tests/test_costs.cmake names is a test case of the suite") {
   const std::set<std::string> cases = test_cases();
-  std::string text;
   const auto named =
-      entries("test_costs.cmake", std::regex(R"(\n +([0-9]+) \[==\[([^\]]+)\]==\])"), text);
-  for (const std::smatch& m : named) {
-    INFO(m[2].str());
+      entries("test_costs.cmake", std::regex(R"(\n +([0-9]+) \[==\[([^\]]+)\]==\])"));
+  for (const auto& m : named) {
+    INFO(m[2]);
     CHECK(cases.count(m[2]) == 1);
     CHECK(std::stoi(m[1]) > 0);
   }
@@ -51,14 +54,13 @@ TEST_CASE("test costs: every test tests/test_costs.cmake names is a test case of
 
 TEST_CASE("test costs: every test tests/sanitized_skips.cmake names is a test case of the suite") {
   const std::set<std::string> cases = test_cases();
-  std::string text;
-  const auto named = entries("sanitized_skips.cmake", std::regex(R"(\[==\[([^\]]+)\]==\])"), text);
-  for (const std::smatch& m : named) {
-    INFO(m[1].str());
+  const auto named = entries("sanitized_skips.cmake", std::regex(R"(\[==\[([^\]]+)\]==\])"));
+  for (const auto& m : named) {
+    INFO(m[1]);
     CHECK(cases.count(m[1]) == 1);
     // Tests of the scripts only (today the protocols script): the sanitized suite keeps every
     // test of the C++ code.
-    CHECK(m[1].str().rfind("protocols script: ", 0) == 0);
+    CHECK(m[1].rfind("protocols script: ", 0) == 0);
   }
   CHECK(named.size() >= 1);
 }
