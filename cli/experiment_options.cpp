@@ -43,6 +43,18 @@ void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
       ->check(number_in(0, 0.5));
 }
 
+void add_sampled_sizes_option(CLI::App& cmd, int& sampled_sizes) {
+  cmd.add_option("--sampled-sizes", sampled_sizes,
+                 "draw this many sizes inside the training shapes' range (M, N and K each "
+                 "log-uniform between the smallest and largest training value) and time on them "
+                 "the programs whose training figure is within 0.1% of the best (at most 16): "
+                 "the fastest there is the result, before polish, placement and guards; default "
+                 "64 on the analytic model, the one backend that times any size; 0 = off (the "
+                 "searched best); other backends refuse it (recorded timings hold no other "
+                 "sizes; measured runs: not yet); not with --folds")
+      ->check(integer_in(0, 100000));
+}
+
 void add_race_batch_option(CLI::App& cmd, int& race_batch) {
   cmd.add_option("--race-batch", race_batch,
                  "racing: once a run has spent half of its kernel-run cap (only runs with "

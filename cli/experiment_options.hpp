@@ -26,6 +26,9 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget);
 /// Adds --rule-penalty (the fraction of the train speedup selection charges per rule; -1, the
 /// default, means 0 on the analytic model and 0.01 on recorded or measured timings).
 void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
+/// --sampled-sizes N: sizes drawn to choose among the programs that fit alike
+/// (EvolutionOptions::sampled_sizes; -1, the default, means 64 on the analytic model, 0 elsewhere).
+void add_sampled_sizes_option(CLI::App& cmd, int& sampled_sizes);
 /// --race-batch N: stage 2 racing's batch of new pairs (0 = off).
 void add_race_batch_option(CLI::App& cmd, int& race_batch);
 /// What decides the program a run returns, flag by flag: --searched-thresholds (threshold
@@ -33,7 +36,8 @@ void add_race_batch_option(CLI::App& cmd, int& race_batch);
 /// off, EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards),
 /// --no-guard-validation (EvolutionOptions::guard_validation), --no-polish
 /// (EvolutionOptions::polish), --no-explore (EvolutionOptions::explore) and
-/// --no-optimism-charge (EvolutionOptions::optimism_charge).
+/// --no-optimism-charge (EvolutionOptions::optimism_charge); the template also adds
+/// --sampled-sizes.
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
                         bool& wave_guards, bool& guard_validation, bool& polish, bool& explore,
                         bool& optimism_charge);
@@ -41,6 +45,7 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
 template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
   add_result_options(cmd, o.place_thresholds, o.refit_validation, o.wave_guards, o.guard_validation,
                      o.polish, o.explore, o.optimism_charge);
+  add_sampled_sizes_option(cmd, o.sampled_sizes);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).
 void add_folds_option(CLI::App& cmd, int& folds);

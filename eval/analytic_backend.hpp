@@ -14,6 +14,7 @@ public:
   std::vector<Measurement> time(const std::vector<TimingRequest>& batch) override;
   std::optional<std::string> cannot_time(const Config& c, DType d) const override;
   TimeTable table(const std::vector<Shape>& shapes) override;
+  bool times_any_shape() const override { return true; }
 
 private:
   Gpu gpu_;

@@ -45,6 +45,9 @@ public:
   virtual std::vector<Measurement> time_vendor(const std::vector<Shape>& shapes);
   /// How baselines name the vendor library's figures, e.g. "cuBLAS, recorded".
   virtual std::string vendor_label() const { return "cuBLAS, recorded"; }
+  /// True when any shape can be timed, not only those of a table (the analytic model): a run
+  /// may then time sizes between its training shapes (evolve/sampled_sizes.hpp).
+  virtual bool times_any_shape() const { return false; }
   /// True when measuring a pair again can give another time (real measurements): runs then
   /// estimate the noise first and re-measure a new best before accepting it.
   virtual bool noisy() const { return false; }

@@ -335,6 +335,22 @@ ParentSample ProgramDatabase::sample(int island, Rng& rng) const {
   return out;
 }
 
+std::vector<Candidate> ProgramDatabase::held() const {
+  std::vector<Candidate> out;
+  for (const auto& island : islands_)
+    out.insert(out.end(), island.begin(), island.end());
+  out.insert(out.end(), archive_.begin(), archive_.end());
+  for (const auto& [cell, c] : grid_)
+    out.push_back(c);
+  if (best_) out.push_back(*best_);
+  std::sort(out.begin(), out.end(),
+            [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const Candidate& a, const Candidate& b) { return a.id == b.id; }),
+            out.end());
+  return out;
+}
+
 const Candidate& ProgramDatabase::best() const {
   if (!best_) throw std::logic_error("database: best() on an empty database");
   return *best_;

@@ -51,6 +51,8 @@ public:
   ParentSample sample(int island, Rng& rng) const;
   /// The best candidate so far (ties: the earliest).
   const Candidate& best() const;
+  /// Every candidate held now (islands, archive, grid), each id once, in id order.
+  std::vector<Candidate> held() const;
   /// Number of candidates ever added (accepted ones).
   std::size_t size() const;
   /// Number of islands.

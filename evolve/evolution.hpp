@@ -19,6 +19,7 @@
 #include "evolve/model_selection.hpp"
 #include "evolve/mutator.hpp"
 #include "evolve/refit_validation.hpp"
+#include "evolve/sampled_sizes.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -48,7 +49,8 @@ inline constexpr double kPolishShare = 0.5;
 inline constexpr double kRaceFromCapShare = 0.5;
 
 /// True when `op`, a key of EvolutionResult::per_operator, is a step of the run rather than an
-/// edit of the mutator (seeding, model selection, race completion, exploration, polish).
+/// edit of the mutator (seeding, model selection, race completion, exploration, polish, guard
+/// validation, sampled sizes).
 bool is_run_step(const std::string& op);
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
@@ -115,6 +117,12 @@ struct EvolutionOptions {
   /// rule whose diversions the run measured as slower in sum gets no guard. The diverted pairs
   /// the run lacks are timed (within the cap). Off: every rule gets its guard.
   bool guard_validation = true;
+  /// Sampled sizes (evolve/sampled_sizes.hpp), first of the steps after the search: this many
+  /// sizes are drawn inside the training shapes' range and timed, and among the programs of the
+  /// database whose training figure is within kSampledTieShare of the best, the one fastest on
+  /// them becomes the searched best. -1: the backend's default (kDefaultSampledSizes where it
+  /// can time any shape, the analytic model; 0 elsewhere). 0: off. Not with folds > 0.
+  int sampled_sizes = -1;
   /// Leaf polish (evolve/leaf_polish.hpp) of the searched program before refit validation: each
   /// leaf config replaced by a one-field neighbour that is faster on the leaf's training shapes,
   /// within kPolishShare of the search's kernel runs and the cap. Off: the configs as searched.
@@ -151,8 +159,9 @@ struct EvolutionOptions {
 };
 
 /// `o` with every "the backend's default" resolved for `problem`: the rule penalty, the
-/// stagnation stop and the kernel-run cap. On the analytic model a kernel run costs nothing,
-/// so there is no stop but the budget; on recorded or measured timings a run stops at
+/// stagnation stop, the kernel-run cap and the sampled sizes (throws InputError for sampled
+/// sizes on a backend that times only its table's shapes). On the analytic model a kernel run costs
+/// nothing, so there is no stop but the budget; on recorded or measured timings a run stops at
 /// kCostlyStagnation programs without a new best or at kCostlyKernelShare of exhaustive tuning.
 EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& problem);
 
@@ -203,6 +212,10 @@ struct EvolutionResult {
   /// What guard validation found (empty when it did not run) and the kernel runs it took.
   std::string guard_validation;
   long long guard_validation_kernel_runs = 0;
+  /// What the comparison on sampled sizes found (sizes = 0 and no figures when it did not run),
+  /// and the database ids of the programs it compared (the searched best first).
+  SampledChoice sampled;
+  std::vector<std::uint64_t> sampled_ids;
   /// The leaf configs polish replaced in the result (leaf_polish.hpp), one line each (none when
   /// refit validation returned a tree instead), and the kernel runs polish took.
   std::vector<std::string> polish;
@@ -272,6 +285,9 @@ private:
   /// Under a kernel-run cap, times the children racing stopped in full, in order, while their
   /// pairs fit: the pairs a refit sees are then never fewer than without racing.
   void complete_raced(EvolutionResult& r);
+  /// Sampled sizes (sampled_sizes.hpp): among the programs that fit the training shapes alike,
+  /// makes the one fastest on sizes drawn inside their range the result's program.
+  void choose_on_sampled_sizes_result(EvolutionResult& r);
   /// Polishes the result's leaf configs (leaf_polish.hpp) within the kernel-run cap.
   void polish_result(EvolutionResult& r);
   /// Guard validation (guard_validation.hpp) of the result's unguarded program: times the

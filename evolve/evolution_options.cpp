@@ -3,7 +3,10 @@
 
 #include "eval/analytic_backend.hpp"
 #include "evolve/evolution_detail.hpp"
+#include "ir/error.hpp"
 #include "ir/text.hpp"
+
+#include <fmt/format.h>
 
 #include <string>
 #include <vector>
@@ -35,6 +38,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"explore", explore},
                    {"refit_validation", refit_validation},
                    {"optimism_charge", optimism_charge},
+                   {"sampled_sizes", sampled_sizes},
                    {"database",
                     {{"islands", database.islands},
                      {"island_capacity", database.island_capacity},
@@ -60,6 +64,12 @@ EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& proble
   if (o.rule_penalty < 0) o.rule_penalty = o.folds > 0 || analytic ? 0.0 : kNoisyRulePenalty;
   if (o.stagnation < 0) o.stagnation = analytic ? 0 : kCostlyStagnation;
   if (analytic) o.optimism_charge = false;
+  const bool any_shape = problem.backend->times_any_shape();
+  if (o.sampled_sizes < 0) o.sampled_sizes = any_shape ? kDefaultSampledSizes : 0;
+  if (o.sampled_sizes > 0 && !any_shape)
+    throw InputError(fmt::format("--sampled-sizes: the {} backend times only the shapes it "
+                                 "holds, not sizes drawn between them (give 0, or leave it out)",
+                                 problem.backend->name()));
   if (o.kernel_runs.backend_default) {
     // A cap set on the "not given" value (runs or share) counts as given.
     o.kernel_runs.backend_default = false;
@@ -123,6 +133,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Runs written before the optimism charge compared the training figure as it was.
   o.optimism_charge =
       j.contains("optimism_charge") ? get_field<bool>(j, "optimism_charge", w) : false;
+  // Runs written before sampled sizes returned the searched best.
+  o.sampled_sizes = j.contains("sampled_sizes") ? get_field<int>(j, "sampled_sizes", w) : 0;
   if (c.contains("analytic_probes"))
     o.cascade.analytic_probes = get_field<bool>(c, "analytic_probes", wc);
   return o;

@@ -14,7 +14,9 @@
 #include "evolve/refit_validation.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/run_exports.hpp"
+#include "evolve/sampled_sizes.hpp"
 #include "evolve/viewer_data.hpp"
+#include "ir/rng.hpp"
 #include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "ir/threshold_placement.hpp"
@@ -32,6 +34,9 @@
 namespace tv {
 
 namespace {
+
+/// The sampled sizes' random stream, apart from the search's.
+constexpr std::uint64_t kSampledStream = 0x5a3d;
 
 /// Per training shape, what the run measured on it (the fastest first).
 std::vector<ShapeFeedback> measured_feedback(const CascadeEvaluator& eval, const Problem& problem,
@@ -133,7 +138,7 @@ std::vector<std::vector<double>> analytic_prior(const Problem& problem,
 
 bool is_run_step(const std::string& op) {
   return op == "seed" || op == "selection" || op == "race completion" || op == "exploration" ||
-         op == "polish" || op == "guard validation";
+         op == "polish" || op == "guard validation" || op == "sampled sizes";
 }
 
 Program Evolution::measured_tree(int leaves) const {
@@ -240,6 +245,62 @@ std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
   return v.keep;
 }
 
+void Evolution::choose_on_sampled_sizes_result(EvolutionResult& r) {
+  State& s = *s_;
+  // The searched best first, then the database's programs that fit the training shapes alike,
+  // the best first (ties: the earliest).
+  std::vector<Candidate> held = s.db.held();
+  std::stable_sort(held.begin(), held.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  std::vector<Candidate> candidates{r.best};
+  for (const Candidate& c : held) {
+    if (candidates.size() >= kSampledCandidates || c.score < r.best.score * (1 - kSampledTieShare))
+      break;
+    if (std::none_of(candidates.begin(), candidates.end(),
+                     [&](const Candidate& o) { return o.program == c.program; }))
+      candidates.push_back(c);
+  }
+  if (candidates.size() < 2) return; // nothing to choose among, nothing timed
+  // Each as the run would return it: thresholds placed, rules guarded (every guard: validating
+  // them is a step of the result's own).
+  const int units = problem_->gpu.units;
+  std::vector<Program> forms;
+  for (const Candidate& c : candidates) {
+    Program f = c.program;
+    if (options_.place_thresholds) f = place_thresholds(f, s.train_shapes, units).program;
+    if (options_.wave_guards) f = guard_waves(f, s.train_shapes, units).program;
+    forms.push_back(std::move(f));
+  }
+  const std::vector<Shape> sizes = sample_sizes(s.train_shapes, options_.sampled_sizes,
+                                                Rng(options_.seed).fork(kSampledStream).next());
+  // Under a cap, the sizes are timed while their pairs fit; from the first that does not, none.
+  // A resumed finished run compares again (the backend gives the same times): its kernel runs
+  // the first time are in per_op, and exactly those are allowed again, so it stops where the
+  // first pass stopped and counts nothing twice.
+  long long& counted = s.per_op["sampled sizes"].kernel_runs;
+  const long long cap_left = counted > 0 ? counted : kernel_runs_left();
+  long long used = 0;
+  bool spent = false;
+  const TimeBatch time = [&](const std::vector<TimingRequest>& batch) {
+    spent = spent || (cap_left >= 0 && used + (long long)batch.size() > cap_left);
+    if (spent) return std::vector<Measurement>(batch.size());
+    used += (long long)batch.size();
+    return problem_->backend->time(batch);
+  };
+  r.sampled = choose_on_sampled_sizes(forms, sizes, time);
+  for (const Candidate& c : candidates)
+    r.sampled_ids.push_back(c.id);
+  s.counters.kernel_runs += r.sampled.kernel_runs - counted;
+  counted = r.sampled.kernel_runs;
+  if (r.sampled.chosen == 0) return;
+  r.best = candidates[r.sampled.chosen];
+  r.best_reply.clear();
+  r.best_diff.clear();
+  const std::optional<LineageNode> node = s.lineage.node(r.best.id);
+  r.best_op = node ? node->op : "";
+  r.selected_from = "sampled sizes";
+}
+
 void Evolution::polish_result(EvolutionResult& r) {
   State& s = *s_;
   const std::vector<Config> space = config_space(*problem_);
@@ -336,6 +397,7 @@ EvolutionResult Evolution::finish() {
       place_result(r, s.train_shapes, problem_->gpu.units);
     }
   } else {
+    if (options_.sampled_sizes > 0) choose_on_sampled_sizes_result(r);
     if (options_.explore) explore_result(r);
     if (options_.polish) polish_result(r);
     if (options_.refit_validation) validate_refit_result(r);
@@ -381,6 +443,12 @@ EvolutionResult Evolution::finish() {
       s.events->write({{"event", "race_completion"},
                        {"programs", r.raced_completed},
                        {"kernel_runs", r.raced_completion_kernel_runs}});
+    if (!r.sampled.figures.empty())
+      s.events->write({{"event", "sampled_sizes"},
+                       {"sizes", r.sampled.sizes},
+                       {"candidates", r.sampled_ids},
+                       {"chosen", r.sampled_ids.at(r.sampled.chosen)},
+                       {"kernel_runs", r.sampled.kernel_runs}});
     if (r.polish_kernel_runs > 0 || !r.polish.empty())
       s.events->write(
           {{"event", "polish"}, {"kernel_runs", r.polish_kernel_runs}, {"changes", r.polish}});

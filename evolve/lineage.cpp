@@ -108,6 +108,12 @@ std::size_t Lineage::size() const {
   return boost::num_vertices(impl_->g);
 }
 
+std::optional<LineageNode> Lineage::node(std::uint64_t id) const {
+  const auto v = impl_->find(id);
+  if (!v) return std::nullopt;
+  return impl_->g[*v];
+}
+
 std::vector<std::uint64_t> Lineage::ancestry(std::uint64_t id) const {
   const Impl& d = *impl_;
   std::vector<std::uint64_t> out;

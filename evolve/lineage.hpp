@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ public:
            const std::vector<std::uint64_t>& inspirations);
   /// Node count.
   std::size_t size() const;
+  /// The node of `id`, or nullopt when the lineage has none.
+  std::optional<LineageNode> node(std::uint64_t id) const;
   /// Ids from the root (seed) to `id`, following parent edges.
   std::vector<std::uint64_t> ancestry(std::uint64_t id) const;
   /// GraphML with node attributes id, op, stage, score and edge attribute kind.

@@ -45,6 +45,13 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"polish_kernel_runs", r.polish_kernel_runs},
                {"exploration", r.exploration},
                {"exploration_kernel_runs", r.exploration_kernel_runs}};
+  if (!r.sampled.figures.empty()) {
+    j["sampled_sizes"] = {{"sizes", r.sampled.sizes},
+                          {"candidates", r.sampled_ids},
+                          {"figures", r.sampled.figures},
+                          {"chosen", r.sampled.chosen},
+                          {"kernel_runs", r.sampled.kernel_runs}};
+  }
   j["racing"] = {{"stopped", r.counters.race_reject},
                  {"completed", r.raced_completed},
                  {"completion_kernel_runs", r.raced_completion_kernel_runs}};
@@ -123,6 +130,25 @@ std::string selection_text(const EvolutionResult& r) {
   return out + "\n";
 }
 
+std::string sampled_text(const EvolutionResult& r) {
+  const SampledChoice& c = r.sampled;
+  if (c.figures.empty()) return "";
+  const auto pct = [](double f) { return fmt::format("{:.1f}%", 100 * f); };
+  std::string out = fmt::format(
+      "Sampled sizes: {} programs fit the training shapes within {:g}% of the best; on {} sizes "
+      "drawn inside the training shapes' range and timed ({} kernel runs), ",
+      c.figures.size(), 100 * kSampledTieShare, c.sizes, thousands(c.kernel_runs));
+  out += c.chosen == 0
+             ? fmt::format("the searched best was the fastest of them ({} of the fastest "
+                           "program's speed on each size, geometric mean)",
+                           pct(c.figures[0]))
+             : fmt::format("program #{} was the fastest ({} of the fastest program's speed on "
+                           "each size, geometric mean; the searched best {}), so it is the "
+                           "result",
+                           r.sampled_ids.at(c.chosen), pct(c.figures[c.chosen]), pct(c.figures[0]));
+  return out + " (--sampled-sizes 0 returns the searched best).\n\n";
+}
+
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines) {
   std::string out = fmt::format("tilevolve evolve\n{}", problem_header(problem));
@@ -146,6 +172,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                      r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  out += sampled_text(r);
   if (!r.exploration.empty())
     out += fmt::format("Leaf exploration spent what the search left of the kernel-run cap on the "
                        "leaves of trees refitted on the run's measurements: {} (--no-explore "

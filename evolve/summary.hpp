@@ -20,6 +20,8 @@ MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& 
 /// What model selection chose and why (the held-out speedup per charge) and the thresholds it
 /// moved; empty when the run had no model selection.
 std::string selection_text(const EvolutionResult& r);
+/// What the comparison on sampled sizes found; empty when it did not run.
+std::string sampled_text(const EvolutionResult& r);
 /// The end-of-run report for a terminal.
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines);

@@ -36,6 +36,7 @@ struct SplitStudyOptions {
   bool polish = true;           ///< EvolutionOptions::polish
   bool explore = true;          ///< EvolutionOptions::explore
   bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge
+  int sampled_sizes = -1;       ///< EvolutionOptions::sampled_sizes (-1: the backend's default)
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)
   /// Cap on each run's kernel runs (not given: the backend's default,
   /// EvolutionOptions::kernel_runs).
@@ -84,6 +85,10 @@ struct SplitStudyResult {
   /// (the one config that never extrapolates: the bar on unseen sizes, random-mnk).
   int splits_at_least_best_single = 0, tree_splits_at_least_best_single = 0;
   double max_kernel_fraction = 0; ///< the largest over all runs
+  /// Single runs (every seed of every split) against their split's tree: how many fall more
+  /// than a point below it, and the lowest run's gap. A user runs one seed, not the median.
+  int runs = 0, runs_below_tree_by_1pt = 0;
+  double worst_run_tree_gap = 0;
   Report report;
 };
 

@@ -95,8 +95,9 @@ TEST_CASE("ablation: operators - the one-field arm only tweaks and moves thresho
     for (const auto& entry : run.per_operator) {
       const std::string& op = entry.first;
       INFO(op);
-      // (polish is the run's last step, not an operator of the mutator)
-      CHECK((op == "seed" || op == "polish" || op == "tweak" || op == "threshold"));
+      // (sampled sizes and polish are steps after the search, not operators of the mutator)
+      CHECK((op == "seed" || op == "sampled sizes" || op == "polish" || op == "tweak" ||
+             op == "threshold"));
     }
   bool other_ops = false;
   for (const auto& [op, c] : r.arms[0].study.runs[0].per_operator)

@@ -356,6 +356,7 @@ EvolutionResult run_returning(const Problem& p, bool place, bool guards, bool re
   EvolutionOptions o;
   o.budget = 1000;
   o.polish = false;
+  o.sampled_sizes = 0; // its choice depends on the forms placement and guards give
   o.place_thresholds = place;
   o.wave_guards = guards;
   o.refit_validation = refit_validation;

@@ -71,7 +71,8 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   const SplitStudyResult r = small();
   REQUIRE(r.rows.size() == 3);
   double sum = 0, sum_train = 0;
-  int at_least = 0, single = 0, tree_single = 0;
+  int at_least = 0, single = 0, tree_single = 0, below = 0;
+  double worst = 1;
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const SplitRow& row = r.rows[i];
     CAPTURE(i);
@@ -96,9 +97,17 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
     at_least += row.gap >= 0;
     single += row.evolved.test_fraction.median >= row.best_single_test.fraction_of_oracle;
     tree_single += row.tree_test.fraction_of_oracle >= row.best_single_test.fraction_of_oracle;
+    for (const double run : {a, b}) {
+      below += run - row.tree_test.fraction_of_oracle < -0.01;
+      worst = std::min(worst, run - row.tree_test.fraction_of_oracle);
+    }
   }
   CHECK(r.splits_at_least_best_single == single);
   CHECK(r.tree_splits_at_least_best_single == tree_single);
+  // Single runs against their split's tree: every run counted, the lowest one named.
+  CHECK(r.runs == 6);
+  CHECK(r.runs_below_tree_by_1pt == below);
+  CHECK(r.worst_run_tree_gap == doctest::Approx(worst));
   // Different splits give different per-M tables (the study is not one split three times).
   CHECK(r.rows[0].per_m_test.fraction_of_oracle != r.rows[1].per_m_test.fraction_of_oracle);
   CHECK(r.mean_gap == doctest::Approx(sum / 3));
@@ -127,10 +136,11 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   CHECK(t.rows[2][2] == format_percent(r.rows[2].per_m_test.fraction_of_oracle));
   const ReportTable& s = r.report.sections.at(0).tables.at(1);
   CHECK(s.rows.at(0).at(1) == format_points(r.mean_gap));
-  REQUIRE(s.rows.size() == 13);
+  REQUIRE(s.rows.size() == 14);
   CHECK(s.rows[11][0] == "splits where the evolved median is at least the best single config");
   CHECK(s.rows[11][1] == fmt::format("{} of 3", single));
   CHECK(s.rows[12][1] == fmt::format("{} of 3", tree_single));
+  CHECK(s.rows[13][1] == fmt::format("{} of 6 (the lowest {})", below, format_points(worst)));
 }
 
 TEST_CASE("split_study: the thread count does not change the results") {
@@ -188,6 +198,18 @@ TEST_CASE("split_study: the binary prints the study as JSON, and bad options exi
   }
   CHECK(j["splits_at_least_best_single_config"] == single);
   CHECK(j["tree_splits_at_least_best_single_config"] == tree_single);
+  int below = 0;
+  double worst = 1;
+  for (const auto& row : j["splits"])
+    for (const auto& run : row["evolved"]["test_fraction_of_oracle"]) {
+      const double g =
+          run.get<double>() - row["decision_tree"]["test_fraction_of_oracle"].get<double>();
+      below += g < -0.01;
+      worst = std::min(worst, g);
+    }
+  CHECK(j["runs"] == 4);
+  CHECK(j["runs_below_tree_by_1pt"] == below);
+  CHECK(j["worst_run_gap_to_tree"].get<double>() == doctest::Approx(worst));
   const auto bad =
       tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " splits --seeds 0 --budget 10 2>&1");
   CHECK(bad.status == 2);
