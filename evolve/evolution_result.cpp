@@ -288,6 +288,7 @@ void Evolution::choose_on_sampled_sizes_result(EvolutionResult& r) {
     return problem_->backend->time(batch);
   };
   r.sampled = choose_on_sampled_sizes(forms, sizes, time);
+  r.sampled.range = sampled_range(s.train_shapes);
   for (const Candidate& c : candidates)
     r.sampled_ids.push_back(c.id);
   s.counters.kernel_runs += r.sampled.kernel_runs - counted;

@@ -39,6 +39,7 @@ struct SampledChoice {
   /// time), in (0, 1]; 1 = fastest on every size.
   std::vector<double> figures;
   long long kernel_runs = 0; ///< pairs timed
+  std::string range;         ///< where the sizes were drawn (sampled_range; set by the caller)
 };
 
 /// Times, on each size, every distinct config the programs choose there (one batch per size;

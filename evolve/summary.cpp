@@ -50,7 +50,8 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                           {"candidates", r.sampled_ids},
                           {"figures", r.sampled.figures},
                           {"chosen", r.sampled.chosen},
-                          {"kernel_runs", r.sampled.kernel_runs}};
+                          {"kernel_runs", r.sampled.kernel_runs},
+                          {"range", r.sampled.range}};
   }
   j["racing"] = {{"stopped", r.counters.race_reject},
                  {"completed", r.raced_completed},
@@ -136,8 +137,8 @@ std::string sampled_text(const EvolutionResult& r) {
   const auto pct = [](double f) { return fmt::format("{:.1f}%", 100 * f); };
   std::string out = fmt::format(
       "Sampled sizes: {} programs fit the training shapes within {:g}% of the best; on {} sizes "
-      "drawn inside the training shapes' range and timed ({} kernel runs), ",
-      c.figures.size(), 100 * kSampledTieShare, c.sizes, thousands(c.kernel_runs));
+      "drawn inside the training shapes' range ({}) and timed ({} kernel runs), ",
+      c.figures.size(), 100 * kSampledTieShare, c.sizes, c.range, thousands(c.kernel_runs));
   out += c.chosen == 0
              ? fmt::format("the searched best was the fastest of them ({} of the fastest "
                            "program's speed on each size, geometric mean)",

@@ -203,6 +203,7 @@ TEST_CASE("sampled sizes: evolve reports the comparison, --sampled-sizes 0 turns
   const auto& c = j["sampled_sizes"];
   CHECK(c["sizes"] == 64);
   CHECK(c["kernel_runs"] == j["per_operator"]["sampled sizes"]["kernel_runs"]);
+  CHECK(c["range"] == "M 1..8192, N 1280..28672, K 1024..14336"); // the lecture's training half
   CHECK(j["best"]["id"] == c["candidates"][c["chosen"].get<std::size_t>()]);
   // The run's events say what it compared, for the dashboard's count of kernel runs.
   const std::string events = tv::test::read_text(dir.at("run/events.ndjson"));
