@@ -10,6 +10,7 @@ data sets at once? Every protocol is one `tilevolve splits` or `tilevolve evolve
   python3 scripts/protocols.py --only a100         # those whose name contains a100
   python3 scripts/protocols.py --json out.json     # also write every figure as JSON
   python3 scripts/protocols.py --first-split 20    # the split studies on split seeds 20, 21, ...
+  python3 scripts/protocols.py --wide              # also the wide panel (other GPUs, shape sets)
 
 The figures: for a split study, the mean over splits of (evolved median - tree) in points and the
 splits where the evolved median is at least the tree; for a fixed train/test pair over seeds,
@@ -17,7 +18,11 @@ the evolved median minus the tree and each seed's test figure. "kernel runs" is 
 share of exhaustive tuning of the training shapes any run used (the bar: 5% on the analytic
 model, 30% on recorded timings). `--first-split K` runs every split study on split seeds K to
 K+N-1 instead of 0 to N-1 (`tilevolve splits --first-split`): the bars judged on splits a change
-was not chosen on; the fixed train/test pairs and the first command keep theirs. Exit status 0
+was not chosen on; the fixed train/test pairs and the first command keep theirs. `--wide` adds
+a panel beyond issue 18's protocols, held to the same kind of bars and counted apart: the lecture
+splits and the transfer to six models on the other GPU profiles (a100, h200, mi325x, mi355x), and
+the A100 tables across shape sets both ways (timm half/half, timm -> HF, random -> timm, HF ->
+random, timm -> random); no default was chosen on it. Exit status 0
 when every command ran (met or not), 1 when a command failed, 2 for bad options. Standard
 library only.
 """
@@ -42,6 +47,7 @@ class Protocol:
     kind: str  # "splits" (a split study) or "seeds" (evolve, seeds 0-4)
     args: list
     checks: list = field(default_factory=list)  # (label, figure(result) -> float, bar text, met)
+    wide: bool = False  # of the wide panel (--wide), not one of issue 18's protocols
 
 
 def pts(x):
@@ -149,6 +155,34 @@ def protocols():
     return out
 
 
+def wide_protocols():
+    """The wide panel: the same kinds of bars on GPU profiles and shape sets beyond issue 18's."""
+    lec = ["--budget", "2000"]
+    out = []
+    for g in ("a100", "h200", "mi325x", "mi355x"):
+        out.append(Protocol(f"wide: lecture 60 splits x 5 seeds, {g}", "splits",
+                            ["--gpu", g, "--splits", "60", "--seeds", "5"] + lec,
+                            splits_checks(gap_bar=0.01, at_least=45, cost_bar=0.02, share=0.05),
+                            wide=True))
+        out.append(Protocol(f"wide: lecture -> six models, {g}", "seeds1",
+                            ["--gpu", g, "--test-shapes", "data/shapes/six_models.csv",
+                             "--splits", "1", "--seeds", "5"] + lec,
+                            seed_checks(every_seed=True), wide=True))
+    table = {"random": ("a100_mm.txt", "a100_shapes.csv"),
+             "HF": ("a100_hf_mm.txt", "a100_hf_shapes.csv"),
+             "timm": ("a100_timm_mm.txt", "a100_timm_shapes.csv")}
+    out.append(Protocol("wide: replay A100 timm half/half, 20 x 5", "splits",
+                        ["--backend", f"replay:{REPLAY}/{table['timm'][0]}", "--splits", "20",
+                         "--seeds", "5"], splits_checks(), wide=True))
+    for a, b in (("timm", "HF"), ("random", "timm"), ("HF", "random"), ("timm", "random")):
+        out.append(Protocol(f"wide: replay A100 {a} -> {b}, seeds 0-4", "seeds1",
+                            ["--backend", f"replay:{REPLAY}/{table[a][0]},{REPLAY}/{table[b][0]}",
+                             "--shapes", f"{REPLAY}/{table[a][1]}",
+                             "--test-shapes", f"{REPLAY}/{table[b][1]}",
+                             "--splits", "1", "--seeds", "5"], seed_checks(), wide=True))
+    return out
+
+
 def command(tool, p, seed=None, first_split=0):
     if p.kind == "seeds":
         return [tool, "evolve"] + p.args + ["--seed", str(seed), "--json", "--quiet"]
@@ -189,8 +223,12 @@ def main(argv):
     ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE as JSON")
     ap.add_argument("--first-split", type=int, default=0, metavar="K",
                     help="run the split studies on split seeds K, K+1, ... (default 0)")
+    ap.add_argument("--wide", action="store_true",
+                    help="also run the wide panel: other GPU profiles and A100 shape sets, "
+                         "counted apart from issue 18's bars")
     a = ap.parse_args(argv)
-    chosen = [p for p in protocols() if not a.only or a.only.lower() in p.name.lower()]
+    every = protocols() + (wide_protocols() if a.wide else [])
+    chosen = [p for p in every if not a.only or a.only.lower() in p.name.lower()]
     if not chosen:
         print(f"protocols: no protocol name contains {a.only!r}", file=sys.stderr)
         return 2
@@ -221,14 +259,18 @@ def main(argv):
                 print(f"protocols: {p.name}: {e}", file=sys.stderr)
             print(f"[{k}/{len(chosen)}, {time.monotonic() - start:.0f} s] {p.name}",
                   file=sys.stderr, flush=True)
-    rows, met_count, total = [], 0, 0
+    rows, met_count, total, wide_met, wide_total = [], 0, 0, 0, 0
     for p in chosen:
         if p.name not in results:
             continue
         for label, figure, bar, met in p.checks:
             ok = met(results[p.name])
-            met_count += ok
-            total += 1
+            if p.wide:
+                wide_met += ok
+                wide_total += 1
+            else:
+                met_count += ok
+                total += 1
             rows.append((p.name, label, figure(results[p.name]), bar, "met" if ok else "NOT MET"))
     head = ("protocol", "figure", "measured", "bar", "verdict")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(5)]
@@ -237,8 +279,11 @@ def main(argv):
     print("-" * len(line(head)))
     for r in rows:
         print(line(r))
-    print(f"\n{met_count} of {total} bars met" + (f"; {len(failed)} protocols failed to run"
-                                                  if failed else "") +
+    counts = [f"{met_count} of {total} bars met"] if total else []
+    if wide_total:
+        counts.append(f"wide panel: {wide_met} of {wide_total} bars met")
+    print("\n" + "; ".join(counts) + (f"; {len(failed)} protocols failed to run"
+                                      if failed else "") +
           (f" (split studies on split seeds from {a.first_split})" if a.first_split else ""))
     if a.json:
         with open(a.json, "w") as f:

@@ -26,10 +26,13 @@ bool has(const std::string& text, const std::string& part) {
 } // namespace
 
 TEST_CASE("protocols script: every listed command is one the tool accepts") {
-  const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
+  // The wide panel too: its commands are checked with the issue's.
+  const auto listed = tv::test::run_shell(kScript + " --list --wide 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
   CHECK(has(listed.out, "replay A100 HF half/half, 20 x 5"));
+  CHECK(has(listed.out, "wide: replay A100 timm -> HF, seeds 0-4"));
+  CHECK(has(listed.out, "wide: lecture -> six models, mi355x"));
   // Each command, with its runs made tiny (one split, one seed, --budget 0), runs: a wrong flag
   // or file name would exit 2 here.
   std::size_t commands = 0, pos = 0;
@@ -58,7 +61,31 @@ TEST_CASE("protocols script: every listed command is one the tool accepts") {
   for (std::size_t i = 0; i + 1 < listed.out.size(); ++i)
     names += listed.out[i] == '\n' && listed.out[i + 1] != ' ';
   CHECK(commands == names);
-  CHECK(commands >= 14);
+  CHECK(commands >= 27);
+  // Without --wide, issue 18's protocols only.
+  const auto issue = tv::test::run_shell(kScript + " --list 2>&1");
+  REQUIRE(issue.status == 0);
+  CHECK(has(issue.out, "replay A100 HF half/half, 20 x 5"));
+  CHECK(!has(issue.out, "wide:"));
+}
+
+TEST_CASE("protocols script: the wide panel's bars are counted apart from the issue's") {
+  const auto wide = tv::test::run_shell(kScript + " --tool " TILEVOLVE_BINARY
+                                                  " --wide --only 'timm -> random' 2>&1");
+  INFO(wide.out);
+  REQUIRE(wide.status == 0);
+  CHECK(has(wide.out, "wide: replay A100 timm -> random, seeds 0-4"));
+  CHECK(has(wide.out, "wide panel: "));
+  CHECK(has(wide.out, " of 1 bars met"));
+  CHECK(!has(wide.out, " of 0 bars met"));
+  // Both kinds in one run: two counts.
+  const auto both = tv::test::run_shell(kScript + " --tool " TILEVOLVE_BINARY
+                                                  " --wide --only 'timm, seeds' 2>&1");
+  INFO(both.out);
+  REQUIRE(both.status == 0);
+  CHECK(has(both.out, "replay A100 HF -> timm, seeds 0-4"));
+  CHECK(has(both.out, "wide: replay A100 random -> timm, seeds 0-4"));
+  CHECK(has(both.out, " of 1 bars met; wide panel: "));
 }
 
 TEST_CASE("protocols script: one protocol end to end, its figures the binary's") {
