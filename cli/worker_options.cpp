@@ -51,8 +51,9 @@ void add_worker_options(CLI::App& cmd, PoolOptions& pool, bool timing) {
         ->capture_default_str();
     cmd.add_option("--poison-strikes", pool.poison_strikes,
                    "faults a pair must cause alone on its worker before it is a poison pair "
-                   "(status crash, recorded, never sent again); while more than one device is "
-                   "alive they must fall on two different devices")
+                   "(status crash, recorded, never sent again); while more than one device "
+                   "that has delivered a result is alive they must fall on two different "
+                   "devices (a device that never delivered one makes no strikes)")
         ->check(integer_in(1, 1000))
         ->capture_default_str();
     cmd.add_option("--poison-config-after", pool.poison_config_after,

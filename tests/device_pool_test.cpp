@@ -342,6 +342,36 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("device_pool: a device that never delivered a result is no witness: its faults are "
+          "not strikes against the pair, now or later") {
+  // Device 0 crashes on every request (it never delivers); on device 1 only the poison config
+  // crashes. Device 0's crash with the pair alone on it proves nothing about the pair, so the
+  // pair is not poison on "two devices" by it: it is poison by its three strikes on device 1,
+  // the only device that delivered, and device 0 takes no blame.
+  const Config poison = cfg(64, 128, 64, 4, 4, 8);
+  PoolOptions o = options(
+      "--poison-config '" + poison.brief() + "' --crash-after 0 --fault-device 0", {"0", "1"});
+  o.backoff_s = 0.001;
+  o.poison_config_after = 0;
+  DevicePool pool(o);
+  std::vector<MeasureJob> js = jobs(12);
+  js[0].config = poison;
+  const auto rs = pool.run(js);
+  INFO(rs[0].reply.detail);
+  CHECK(rs[0].poison);
+  CHECK(rs[0].reply.status == MeasureStatus::crash);
+  CHECK(strikes_of(rs[0].reply.detail) == 3);
+  CHECK(rs[0].reply.detail.find("(device 1)") != std::string::npos);
+  CHECK(rs[0].reply.detail.find("devices 0, 1") == std::string::npos);
+  for (std::size_t i = 1; i < js.size(); ++i)
+    CHECK(rs[i].reply.status == MeasureStatus::ok);
+  CHECK(pool.counters().poison == 1);
+  REQUIRE(pool.devices().size() == 2);
+  CHECK(pool.devices()[0].done == 0);
+  CHECK(pool.devices()[0].poison == 0);
+  CHECK(pool.devices()[1].poison == 1);
+}
+
 TEST_CASE("device_pool: poison pairs remembered from before count towards the config's "
           "inference, the first new shape included") {
   const Config poison = cfg(64, 128, 64, 4, 4, 8);

@@ -236,8 +236,8 @@ void DevicePool::dispatch() {
     Slot& s = *slots_[chosen];
     s.isolated = true;
     ++counters_.isolated;
-    events_.add(
-        pair_retry_event(info_[chosen].id, (*jobs_)[j], attempts_[j], int(strikes_[j].size())));
+    events_.add(pair_retry_event(info_[chosen].id, (*jobs_)[j], attempts_[j],
+                                 int(counted_strikes_[j].size())));
     send_job(chosen, j);
   }
   // A ready worker that a waiting suspect could use takes no new work: it drains.
@@ -354,6 +354,7 @@ std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
   results_ = &results;
   attempts_.assign(jobs.size(), 0);
   strikes_.assign(jobs.size(), {});
+  counted_strikes_.assign(jobs.size(), {});
   suspect_.assign(jobs.size(), 0);
   suspects_.clear();
   pending_.clear();

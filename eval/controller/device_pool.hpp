@@ -8,8 +8,9 @@
 /// that doubles with each fault in a row). Its unanswered requests are retried, each alone on a
 /// worker (on another device where there is one), until they get a real answer, so a transient
 /// fault never changes a result. Only a pair that faults alone on its worker three times, on two
-/// different devices where the pool has more than one (and on a device that has delivered results:
-/// a device that never did is broken, not the pair; after each such fault the worker first
+/// different devices where more than one is alive (counting only devices that have delivered
+/// results: a device that never did is broken, not the pair, and its faults are no strikes, then
+/// or later; after each such fault the worker first
 /// re-measures a pair that measured well, the canary, to show it still works), is a poison pair
 /// (once its config is a poison pair on `poison_config_after` other shapes of its dtype, this
 /// pool's or remembered from a measurement file, one such fault is enough):
@@ -140,7 +141,10 @@ private:
   const std::vector<MeasureJob>* jobs_ = nullptr;
   std::vector<PoolResult>* results_ = nullptr;
   std::vector<int> attempts_;             ///< faults each job was caught in
-  std::vector<std::vector<int>> strikes_; ///< devices where each job faulted alone
+  std::vector<std::vector<int>> strikes_; ///< devices where each job faulted alone (a suspect
+                                          ///< avoids them)
+  /// Of those, the faults on devices that had delivered a result: the strikes that count.
+  std::vector<std::vector<int>> counted_strikes_;
   std::vector<char> suspect_;             ///< caught in a fault: retried alone
   std::vector<std::size_t> pending_;      ///< job indices waiting, next at the back
   std::vector<std::size_t> suspects_;     ///< suspect jobs waiting, next at the front

@@ -56,8 +56,8 @@ void DevicePool::remember_poison(const Shape& shape, const Config& config, bool 
 void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
                         const std::string& stderr_tail) {
   // The pair was alone on the worker: the fault is its own. Poison after poison_strikes, on
-  // two different devices unless only one device is left; after one, when its config is a
-  // poison pair on poison_config_after other shapes already.
+  // two different devices unless only one device that could strike is left; after one, when
+  // its config is a poison pair on poison_config_after other shapes already.
   const MeasureJob& job = (*jobs_)[j];
   const auto config_key = poison_key(job.config, job.shape.dtype, job.vendor);
   const ShapeKey shape = shape_key(job.shape);
@@ -66,19 +66,22 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
     poison_elsewhere = it->second.size() - it->second.count(shape);
   const bool config_known = options_.poison_config_after > 0 &&
                             poison_elsewhere >= std::size_t(options_.poison_config_after);
-  std::vector<int>& st = strikes_[j];
-  st.push_back(int(i));
+  // A device that never delivered a result is broken rather than the pair: its fault is no
+  // strike, now or later (it retires after max_faults_in_row and the pair waits for another
+  // device). The pair still avoids it while another device is alive (strikes_ steers that).
+  const bool proven = info_[i].done > 0;
+  strikes_[j].push_back(int(i));
+  std::vector<int>& st = counted_strikes_[j];
+  if (proven) st.push_back(int(i));
   std::vector<int> devices = st;
   std::sort(devices.begin(), devices.end());
   devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
-  std::size_t alive = 0;
-  for (const auto& s : slots_)
-    if (s->state != Slot::State::retired) ++alive;
-  // A device that never delivered a result is broken rather than the pair: its strikes make
-  // no poison (it retires after max_faults_in_row and the pair waits for another device).
-  const bool proven = info_[i].done > 0;
+  // Witnesses: the devices alive that delivered a result (only they could strike).
+  std::size_t witnesses = 0;
+  for (std::size_t d = 0; d < slots_.size(); ++d)
+    if (slots_[d]->state != Slot::State::retired && info_[d].done > 0) ++witnesses;
   const bool by_strikes =
-      int(st.size()) >= options_.poison_strikes && (devices.size() >= 2 || alive <= 1);
+      int(st.size()) >= options_.poison_strikes && (devices.size() >= 2 || witnesses <= 1);
   if (!proven || !(by_strikes || config_known)) {
     suspects_.push_back(j);
     ++counters_.requeued;

@@ -25,8 +25,8 @@ struct PoolOptions {
   double backoff_s = 0.1;
   double max_backoff_s = 10;
   int max_faults_in_row = 10; ///< faults in a row without a result before a device retires
-  /// Faults a pair must cause alone on its worker (on two different devices while more than one
-  /// is alive) before it is a poison pair.
+  /// Faults a pair must cause alone on a worker whose device has delivered a result (on two
+  /// different devices while more than one such device is alive) before it is a poison pair.
   int poison_strikes = 3;
   /// Once a config is a poison pair on this many shapes of a dtype, one fault alone (on a
   /// device that has delivered results) makes it a poison pair on any other shape of that
