@@ -145,10 +145,10 @@ private:
                                           ///< avoids them)
   /// Of those, the faults on devices that had delivered a result: the strikes that count.
   std::vector<std::vector<int>> counted_strikes_;
-  std::vector<char> suspect_;             ///< caught in a fault: retried alone
-  std::vector<std::size_t> pending_;      ///< job indices waiting, next at the back
-  std::vector<std::size_t> suspects_;     ///< suspect jobs waiting, next at the front
-  std::optional<MeasureJob> canary_;      ///< the last pair that measured ok
+  std::vector<char> suspect_;         ///< caught in a fault: retried alone
+  std::vector<std::size_t> pending_;  ///< job indices waiting, next at the back
+  std::vector<std::size_t> suspects_; ///< suspect jobs waiting, next at the front
+  std::optional<MeasureJob> canary_;  ///< the last pair that measured ok
   std::size_t done_ = 0;
   std::vector<long long> run_done_;
 };
