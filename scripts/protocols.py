@@ -102,6 +102,22 @@ def seed_checks(every_seed=False, within=None):
     return checks
 
 
+# The public A100 tables (data/replay/README.md): each shape set's recorded timings and shapes.
+A100_TABLES = {"random": ("a100_mm.txt", "a100_shapes.csv"),
+               "HF": ("a100_hf_mm.txt", "a100_hf_shapes.csv"),
+               "timm": ("a100_timm_mm.txt", "a100_timm_shapes.csv")}
+
+
+def a100_transfer(a, b, wide=False):
+    """Train on A100 shape set `a`, test on `b` (names of A100_TABLES), seeds 0-4."""
+    (ta, sa), (tb, sb) = A100_TABLES[a], A100_TABLES[b]
+    name = f"replay A100 {a} -> {b}, seeds 0-4"
+    return Protocol(("wide: " if wide else "") + name, "seeds1",
+                    ["--backend", f"replay:{REPLAY}/{ta},{REPLAY}/{tb}",
+                     "--shapes", f"{REPLAY}/{sa}", "--test-shapes", f"{REPLAY}/{sb}",
+                     "--splits", "1", "--seeds", "5"], seed_checks(), wide=wide)
+
+
 def protocols():
     lec = ["--budget", "2000"]
     h100, a100 = f"replay:{REPLAY}/h100_mm.txt", f"replay:{REPLAY}/a100_hf_mm.txt"
@@ -133,16 +149,8 @@ def protocols():
                         splits_checks()))
     out.append(Protocol("replay A100 HF half/half, 20 x 5", "splits",
                         ["--backend", a100, "--splits", "20", "--seeds", "5"], splits_checks()))
-    out.append(Protocol("replay A100 random -> HF, seeds 0-4", "seeds1",
-                        ["--backend", f"replay:{REPLAY}/a100_mm.txt,{REPLAY}/a100_hf_mm.txt",
-                         "--shapes", f"{REPLAY}/a100_shapes.csv",
-                         "--test-shapes", f"{REPLAY}/a100_hf_shapes.csv",
-                         "--splits", "1", "--seeds", "5"], seed_checks()))
-    out.append(Protocol("replay A100 HF -> timm, seeds 0-4", "seeds1",
-                        ["--backend", f"replay:{REPLAY}/a100_hf_mm.txt,{REPLAY}/a100_timm_mm.txt",
-                         "--shapes", f"{REPLAY}/a100_hf_shapes.csv",
-                         "--test-shapes", f"{REPLAY}/a100_timm_shapes.csv",
-                         "--splits", "1", "--seeds", "5"], seed_checks()))
+    for a, b in (("random", "HF"), ("HF", "timm")):
+        out.append(a100_transfer(a, b))
     # Real H200 measurements of this repository's own worker (data/replay/README.md): the
     # lecture shapes, and the model GEMMs of six other models as the unseen test set.
     h200 = ["--backend", f"table:{REPLAY}/h200_triton.csv",
@@ -168,18 +176,11 @@ def wide_protocols():
                             ["--gpu", g, "--test-shapes", "data/shapes/six_models.csv",
                              "--splits", "1", "--seeds", "5"] + lec,
                             seed_checks(every_seed=True), wide=True))
-    table = {"random": ("a100_mm.txt", "a100_shapes.csv"),
-             "HF": ("a100_hf_mm.txt", "a100_hf_shapes.csv"),
-             "timm": ("a100_timm_mm.txt", "a100_timm_shapes.csv")}
     out.append(Protocol("wide: replay A100 timm half/half, 20 x 5", "splits",
-                        ["--backend", f"replay:{REPLAY}/{table['timm'][0]}", "--splits", "20",
+                        ["--backend", f"replay:{REPLAY}/{A100_TABLES['timm'][0]}", "--splits", "20",
                          "--seeds", "5"], splits_checks(), wide=True))
     for a, b in (("timm", "HF"), ("random", "timm"), ("HF", "random"), ("timm", "random")):
-        out.append(Protocol(f"wide: replay A100 {a} -> {b}, seeds 0-4", "seeds1",
-                            ["--backend", f"replay:{REPLAY}/{table[a][0]},{REPLAY}/{table[b][0]}",
-                             "--shapes", f"{REPLAY}/{table[a][1]}",
-                             "--test-shapes", f"{REPLAY}/{table[b][1]}",
-                             "--splits", "1", "--seeds", "5"], seed_checks(), wide=True))
+        out.append(a100_transfer(a, b, wide=True))
     return out
 
 
