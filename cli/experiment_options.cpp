@@ -78,8 +78,8 @@ void add_folds_option(CLI::App& cmd, int& folds) {
 }
 
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore,
-                        bool& optimism_charge) {
+                        bool& wave_guards, bool& guard_validation, bool& guard_returns,
+                        bool& polish, bool& explore, bool& optimism_charge) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
@@ -108,6 +108,11 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "are judged on the held-out shapes they send to a later rule, and a rule whose diverted "
       "shapes ran slower in sum, as the run measured them, gets none; the pairs it needs and the "
       "run lacks are timed within --max-kernel-runs)");
+  off("--no-guard-returns", guard_returns,
+      "leave the wave guards without return rules (by default a shape one tile row high, M <= "
+      "BM, that a rule's guard would send on to a default whose tile is the rule's made taller, "
+      "where it would launch the same tiles, each padding more rows, gets the rule's config back "
+      "from a rule after the others; no training shape changes its config)");
   off("--no-polish", polish,
       "return the searched program's configs as they are (by default each rule's config, and "
       "the default's, is replaced by a config one field away that is faster on the training "

@@ -34,17 +34,18 @@ void add_race_batch_option(CLI::App& cmd, int& race_batch);
 /// What decides the program a run returns, flag by flag: --searched-thresholds (threshold
 /// placement off, EvolutionOptions::place_thresholds), --no-refit-validation (refit validation
 /// off, EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards),
-/// --no-guard-validation (EvolutionOptions::guard_validation), --no-polish
+/// --no-guard-validation (EvolutionOptions::guard_validation), --no-guard-returns
+/// (EvolutionOptions::guard_returns), --no-polish
 /// (EvolutionOptions::polish), --no-explore (EvolutionOptions::explore) and
 /// --no-optimism-charge (EvolutionOptions::optimism_charge); the template also adds
 /// --sampled-sizes.
 void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& guard_validation, bool& polish, bool& explore,
-                        bool& optimism_charge);
+                        bool& wave_guards, bool& guard_validation, bool& guard_returns,
+                        bool& polish, bool& explore, bool& optimism_charge);
 /// The same flags on `o`, an EvolutionOptions or a SplitStudyOptions (fields of those names).
 template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
   add_result_options(cmd, o.place_thresholds, o.refit_validation, o.wave_guards, o.guard_validation,
-                     o.polish, o.explore, o.optimism_charge);
+                     o.guard_returns, o.polish, o.explore, o.optimism_charge);
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).

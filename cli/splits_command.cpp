@@ -88,6 +88,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"refit_validation", r.options.refit_validation},
       {"wave_guards", r.options.wave_guards},
       {"guard_validation", r.options.guard_validation},
+      {"guard_returns", r.options.guard_returns},
       {"polish", r.options.polish},
       {"explore", r.options.explore},
       {"optimism_charge", r.options.optimism_charge},

@@ -34,6 +34,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"place_thresholds", place_thresholds},
                    {"wave_guards", wave_guards},
                    {"guard_validation", guard_validation},
+                   {"guard_returns", guard_returns},
                    {"polish", polish},
                    {"explore", explore},
                    {"refit_validation", refit_validation},
@@ -124,6 +125,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Runs written before guard validation guarded every rule.
   o.guard_validation =
       j.contains("guard_validation") ? get_field<bool>(j, "guard_validation", w) : false;
+  // Runs written before guard returns had none.
+  o.guard_returns = j.contains("guard_returns") ? get_field<bool>(j, "guard_returns", w) : false;
   // Runs written before leaf polish returned the searched configs.
   o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
   // Runs written before leaf exploration left what the search did not spend of the cap unspent.

@@ -82,10 +82,11 @@ void place_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
   r.placement = std::move(placed.changes);
 }
 
-/// Keeps each of the result's rules to the waves its training shapes fill, noting each guard.
+/// Keeps each of the result's rules to the waves its training shapes fill (with `returns`, its
+/// return rules too), noting each change.
 void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units,
-                  const std::vector<bool>& allowed) {
-  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units, allowed);
+                  const std::vector<bool>& allowed, bool returns) {
+  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units, allowed, returns);
   r.best.program = std::move(guarded.program);
   r.wave_guards = std::move(guarded.changes);
 }
@@ -209,7 +210,7 @@ std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
   const auto folds = deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed,
                                       problem_->spec.split == "random-mnk");
   const std::vector<GuardDiversion> diversions =
-      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units);
+      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units, options_.guard_returns);
   // The pairs the run lacks, config by config, in the order the diversions need them (so the
   // timing order, and the run's log, is the same on every run).
   std::vector<std::pair<Config, std::vector<std::size_t>>> missing;
@@ -268,7 +269,8 @@ void Evolution::choose_on_sampled_sizes_result(EvolutionResult& r) {
   for (const Candidate& c : candidates) {
     Program f = c.program;
     if (options_.place_thresholds) f = place_thresholds(f, s.train_shapes, units).program;
-    if (options_.wave_guards) f = guard_waves(f, s.train_shapes, units).program;
+    if (options_.wave_guards)
+      f = guard_waves(f, s.train_shapes, units, {}, options_.guard_returns).program;
     forms.push_back(std::move(f));
   }
   const std::vector<Shape> sizes = sample_sizes(s.train_shapes, options_.sampled_sizes,
@@ -408,7 +410,8 @@ EvolutionResult Evolution::finish() {
   // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes fared
   // worse (README, "Wave guards").
   if (options_.wave_guards)
-    guard_result(r, s.train_shapes, problem_->gpu.units, validate_guards_result(r));
+    guard_result(r, s.train_shapes, problem_->gpu.units, validate_guards_result(r),
+                 options_.guard_returns);
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

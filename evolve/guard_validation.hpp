@@ -25,10 +25,10 @@ struct GuardDiversion {
 };
 
 /// The held-out shapes of `folds` (indices into `shapes`) whose config changes when `p` is
-/// guarded on the other folds' shapes (guard_waves with `units`), in fold order.
+/// guarded on the other folds' shapes (guard_waves with `units` and `returns`), in fold order.
 std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector<Shape>& shapes,
                                              const std::vector<std::vector<std::size_t>>& folds,
-                                             int units);
+                                             int units, bool returns = true);
 
 /// What the diversions of one rule showed.
 struct GuardEvidence {

@@ -173,7 +173,8 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
         Program placed =
             place_thresholds(e->candidate.program, fit_shapes, problem.gpu.units).program;
         if (options.wave_guards)
-          placed = guard_waves(placed, fit_shapes, problem.gpu.units).program;
+          placed =
+              guard_waves(placed, fit_shapes, problem.gpu.units, {}, options.guard_returns).program;
         it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
       }
       out.held_out[i] += w * it->second;

@@ -131,6 +131,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.refit_validation = options.refit_validation;
       spec.options.wave_guards = options.wave_guards;
       spec.options.guard_validation = options.guard_validation;
+      spec.options.guard_returns = options.guard_returns;
       spec.options.polish = options.polish;
       spec.options.explore = options.explore;
       spec.options.optimism_charge = options.optimism_charge;
@@ -247,6 +248,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.wave_guards ? std::string() : ", no wave guards") +
           (options.wave_guards && !options.guard_validation ? ", no guard validation"
                                                             : std::string()) +
+          (options.wave_guards && !options.guard_returns ? ", no guard returns" : std::string()) +
           (options.polish ? std::string() : ", no leaf polish") +
           (options.explore ? std::string() : ", no leaf exploration") +
           (options.race_batch > 0 ? std::string() : ", no racing") +

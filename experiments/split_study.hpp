@@ -33,6 +33,7 @@ struct SplitStudyOptions {
   bool refit_validation = true; ///< EvolutionOptions::refit_validation
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
   bool guard_validation = true; ///< EvolutionOptions::guard_validation
+  bool guard_returns = true;    ///< EvolutionOptions::guard_returns
   bool polish = true;           ///< EvolutionOptions::polish
   bool explore = true;          ///< EvolutionOptions::explore
   bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge

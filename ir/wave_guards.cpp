@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fmt/format.h>
+#include <optional>
 
 namespace tv {
 
@@ -22,6 +23,15 @@ bool already_bounded(const std::vector<Comparison>& terms, const Comparison& g) 
   return false;
 }
 
+/// The comparison a return rule adds for shapes that `rule`'s guard would send on to the default
+/// `d`: `M <= BM` where d's tile is the rule's made taller; nullopt otherwise. (The mirror case,
+/// N <= BN and a tile made wider, would add comparisons on N to programs that may have none,
+/// for outputs of at most 256 features, which model GEMMs do not have.)
+std::optional<Comparison> return_bound(const Config& rule, const Config& d) {
+  if (d.vendor || d.BN != rule.BN || d.BM <= rule.BM) return std::nullopt;
+  return Comparison{Feature::M, CmpOp::le, rule.BM, 0, 0};
+}
+
 /// One rule's guard: its tile count bounded at the whole waves its shapes fill.
 struct Guard {
   std::size_t rule = 0;
@@ -33,8 +43,8 @@ struct Guard {
 } // namespace
 
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
-                         const std::vector<bool>& allowed) {
-  GuardedWaves out{p, {}, {}};
+                         const std::vector<bool>& allowed, bool returns) {
+  GuardedWaves out{p, {}, {}, {}};
   if (units <= 0) return out;
   std::vector<int> decider(shapes.size());
   for (std::size_t s = 0; s < shapes.size(); ++s)
@@ -77,12 +87,52 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
   }
   std::sort(added.begin(), added.end(),
             [](const Guard& a, const Guard& b) { return a.rule < b.rule; });
+
+  // Return rules, after all of the rules: a shape comes back only where it would reach the
+  // default. No training shape gets there from a guarded rule's condition (the guard keeps every
+  // one it decides), so none changes its config. Rules at the end that return the default's
+  // config are the default under another name: where a return rule is added they go first (no
+  // decision changes), so the shapes they would take reach the return rules too.
+  const Config& d = p.default_config;
+  std::size_t tail = p.rules.size();
+  while (tail > 0 && p.rules[tail - 1].config == d)
+    --tail;
+  std::vector<Rule> backs;
+  std::vector<Comparison> bounds;
   for (const Guard& g : added) {
+    const std::optional<Comparison> bound = return_bound(p.rules[g.rule].config, d);
+    if (!returns || g.rule >= tail || !bound) continue;
+    Rule back = p.rules[g.rule];
+    if (!already_bounded(back.condition.terms, *bound)) back.condition.terms.push_back(*bound);
+    backs.push_back(back);
+    bounds.push_back(*bound);
+    out.returns.push_back(g.rule);
+  }
+  if (backs.empty()) tail = p.rules.size();
+  for (const Guard& g : added) {
+    if (g.rule >= tail) continue; // its rule goes: the default decides its shapes anyway
     out.rules.push_back(g.rule);
     out.changes.push_back(fmt::format("rule {}: and {} <= {} (its training shapes fill {} of "
                                       "{} units)",
                                       g.rule + 1, feature_text(g.term), g.term.value,
                                       counted(g.waves, "wave", "waves"), units));
+  }
+  if (backs.empty()) return out;
+  if (tail < p.rules.size()) {
+    out.changes.push_back(
+        tail + 1 == p.rules.size()
+            ? fmt::format("rule {} (removed): it returns the default's config", tail + 1)
+            : fmt::format("rules {} to {} (removed): they return the default's config", tail + 1,
+                          p.rules.size()));
+    out.program.rules.resize(tail);
+  }
+  for (std::size_t i = 0; i < backs.size(); ++i) {
+    out.program.rules.push_back(backs[i]);
+    out.changes.push_back(fmt::format(
+        "rule {} (new): rule {}'s condition and M <= {} -> its config (a shape one tile row high "
+        "that its guard sends on to the default's {}x{} tile would launch the same tiles there, "
+        "each padding more rows)",
+        out.program.rules.size(), out.returns[i] + 1, bounds[i].value, d.BM, d.BN));
   }
   return out;
 }

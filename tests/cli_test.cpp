@@ -347,6 +347,27 @@ TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards
   check_splits_flag("--no-wave-guards", "wave_guards");
 }
 
+TEST_CASE("cli: return rules give decode shapes wider than the training ones their rule back") {
+  // mi355x, lecture -> six models, seed 1: the guards send llama3-405b's and gemma2-27b's
+  // gate_up GEMMs at M <= 64 (N = 106496, 73728) on to the default's 256x256 tile.
+  const std::string args =
+      "evolve --gpu mi355x --test-shapes data/shapes/six_models.csv --seed 1 --budget 2000";
+  const auto [a, b] = json_on_off(args, "--no-guard-returns");
+  const auto has_return = [](const nlohmann::json& run) {
+    for (const auto& line : run["best"]["wave_guards"])
+      if (line.get<std::string>().find("(new)") != std::string::npos) return true;
+    return false;
+  };
+  CHECK(has_return(a));
+  CHECK_FALSE(has_return(b));
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
+        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
+  CHECK(a["test"]["fraction_of_oracle"].get<double>() >
+        b["test"]["fraction_of_oracle"].get<double>());
+  CHECK(run("evolve --help").out.find("--no-guard-returns") != std::string::npos);
+  check_splits_flag("--no-guard-returns", "guard_returns");
+}
+
 TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
   const auto [a, b] = json_on_off("evolve --gpu h100 --budget 300", "--no-polish");
   REQUIRE_FALSE(a["best"]["polish"].empty());

@@ -403,6 +403,7 @@ TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept
         doctest::Approx(plain.best_train.speedup_vs_expert));
   // The option travels with the run's configuration; older runs (no key) read back unguarded.
   test::check_step_option("wave_guards", &EvolutionOptions::wave_guards);
+  test::check_step_option("guard_returns", &EvolutionOptions::guard_returns);
 }
 
 } // namespace evolution_test

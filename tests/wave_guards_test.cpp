@@ -30,7 +30,8 @@ TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to tha
       "    return Config(BM=128, BN=128, BK=128, warps=8, stages=3, group=1)\n",
       "test");
   const std::vector<Shape> train{at(512, 4096), at(256, 4096), at(1024, 8192)};
-  const GuardedWaves g = guard_waves(p, train, 256);
+  // The guard alone (the taller default gives it a return rule too: the next test case).
+  const GuardedWaves g = guard_waves(p, train, 256, {}, false);
   REQUIRE(g.program.rules.size() == 1);
   const auto& terms = g.program.rules[0].condition.terms;
   REQUIRE(terms.size() == 2);
@@ -123,9 +124,23 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
     for (int i = 0; i < 20; ++i)
       train.push_back(test::shape(rng.uniform_int(1, 8192), rng.uniform_int(1, 8192), 1024));
     const int units = int(rng.uniform_int(1, 304));
-    const GuardedWaves g = guard_waves(p, train, units);
-    for (const Shape& s : train)
-      REQUIRE(g.program.choose(s) == p.choose(s));
+    // Return rules on or off, no training shape changes its config.
+    for (const bool returns : {true, false}) {
+      const GuardedWaves r = guard_waves(p, train, units, {}, returns);
+      for (const Shape& s : train)
+        REQUIRE(r.program.choose(s) == p.choose(s));
+      // Return rules come after the others, one per rule listed, each its rule's config.
+      REQUIRE(r.program.rules.size() >= r.returns.size());
+      for (std::size_t i = 0; i < r.returns.size(); ++i) {
+        REQUIRE(r.returns[i] < p.rules.size());
+        CHECK(r.program.rules[r.program.rules.size() - r.returns.size() + i].config ==
+              p.rules[r.returns[i]].config);
+      }
+      // Guarding again adds nothing: every guard is already in place.
+      CHECK(guard_waves(r.program, train, units, {}, returns).changes.empty());
+    }
+    const GuardedWaves g = guard_waves(p, train, units, {}, false);
+    CHECK(g.returns.empty());
     // One comparison per listed guard, each on the tile count of its own rule's config.
     std::size_t added = 0;
     for (std::size_t i = 0; i < p.rules.size(); ++i) {
@@ -141,9 +156,73 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
       added += after.size() - before.size();
     }
     CHECK(added == g.changes.size());
-    // Guarding again adds nothing: every guard is already in place.
-    CHECK(guard_waves(g.program, train, units).changes.empty());
   }
+}
+
+TEST_CASE("a shape one tile row high that a guard sends on to a taller default comes back") {
+  // The mi355x transfer this was built for: rule 1's 128x256 tiles fill one wave on the
+  // training shapes; a decode shape wider than any of them (M = 1, N = 106496: 416 tiles) spills
+  // and would reach 256x256 (through rule 2, the default's config under another name), which
+  // launches the same 416 tiles with twice the padded rows.
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if M * N <= 9437184:\n"
+      "        return Config(BM=128, BN=256, BK=64, warps=8, stages=3, group=16)\n"
+      "    if M <= 5632:\n"
+      "        return Config(BM=256, BN=256, BK=64, warps=8, stages=3, group=16)\n"
+      "    return Config(BM=256, BN=256, BK=64, warps=8, stages=3, group=16)\n",
+      "test");
+  const std::vector<Shape> train{at(64, 28672), at(4096, 4096), at(8192, 8192)};
+  const Config& narrow = p.rules[0].config;
+  const Config& wide = p.default_config;
+  const GuardedWaves plain = guard_waves(p, train, 256, {}, false);
+  const GuardedWaves g = guard_waves(p, train, 256);
+  REQUIRE(plain.changes.size() == 2); // rule 2 is kept to its wave too
+  CHECK(plain.program.choose(at(1, 106496)) == wide);
+  REQUIRE(g.returns == std::vector<std::size_t>{0});
+  REQUIRE(g.changes.size() == 3);
+  CHECK(g.changes[0] == plain.changes[0]);
+  CHECK(g.changes[1] == "rule 2 (removed): it returns the default's config");
+  CHECK(g.changes[2].rfind("rule 2 (new): rule 1's condition and M <= 128 -> its config", 0) == 0);
+  REQUIRE(g.program.rules.size() == 2);
+  CHECK(g.program.choose(at(1, 106496)) == narrow);
+  CHECK(g.program.choose(at(128, 73728)) == narrow);
+  // Taller than one tile row: the spill goes on to the larger tile, as the guard says ...
+  CHECK(g.program.choose(at(200, 40000)) == wide);
+  // ... and outside the rule's own condition nothing changes.
+  CHECK(g.program.choose(at(64, 200000)) == wide);
+  for (const Shape& s : train)
+    CHECK(g.program.choose(s) == p.choose(s));
+  CHECK(parse_program_or_throw(print_program(g.program), "returned") == g.program);
+}
+
+TEST_CASE("return rules only where the default's tile is the rule's made taller or wider") {
+  const std::vector<Shape> train{at(64, 4096), at(8192, 8192)};
+  const auto returns_with = [&](const char* rule_tile, const char* default_tile) {
+    const Program p =
+        parse_program_or_throw(std::string("def choose(M, N, K):\n"
+                                           "    if M * N <= 1048576:\n"
+                                           "        return Config(") +
+                                   rule_tile +
+                                   ", BK=64, warps=4, stages=3, group=8)\n"
+                                   "    return Config(" +
+                                   default_tile + ", BK=64, warps=8, stages=3, group=8)\n",
+                               "test");
+    const GuardedWaves g = guard_waves(p, train, 8);
+    REQUIRE(g.rules.size() == 1);
+    return g.returns.empty() ? std::string()
+                             : feature_text(g.program.rules.back().condition.terms.back());
+  };
+  CHECK(returns_with("BM=64, BN=128", "BM=128, BN=128") == "M"); // taller
+  CHECK(returns_with("BM=128, BN=64", "BM=128, BN=128") == "");  // wider: no comparison on N
+  // Another width (height): the grid of a shape one tile row high (column wide) changes, and
+  // finer tiles can fill the last wave better (a100: 128x256 at 112 tiles on 108 SMs against
+  // 128x128 at 224), so the guard is left to send it on.
+  CHECK(returns_with("BM=64, BN=128", "BM=128, BN=64") == "");
+  CHECK(returns_with("BM=64, BN=128", "BM=128, BN=256") == "");
+  CHECK(returns_with("BM=64, BN=128", "BM=64, BN=128") == ""); // the same tile
+  CHECK(returns_with("BM=64, BN=128", "BM=32, BN=128") == ""); // shorter: fewer padded rows
+  CHECK(returns_with("BM=64, BN=128", "BM=32, BN=64") == "");
 }
 
 } // namespace wave_guards_test
