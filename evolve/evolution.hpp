@@ -113,8 +113,8 @@ struct EvolutionOptions {
   /// added.
   bool wave_guards = true;
   /// With wave guards, return rules (ir/wave_guards.hpp): a shape one tile row high that a guard
-  /// sends on to a default whose tile is the rule's made taller (the same tiles, each padding
-  /// more rows) gets the guarded rule's config back. Off: the guards alone.
+  /// sends on to a later rule or the default whose tile is the rule's made taller (the same
+  /// tiles, each padding more rows) gets the guarded rule's config back. Off: the guards alone.
   bool guard_returns = true;
   /// Guard validation (evolve/guard_validation.hpp) before the wave guards are added: guards
   /// placed on folds of the training shapes divert some held-out ones to a later rule, and a

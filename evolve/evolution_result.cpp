@@ -210,7 +210,7 @@ std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
   const auto folds = deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed,
                                       problem_->spec.split == "random-mnk");
   const std::vector<GuardDiversion> diversions =
-      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units, options_.guard_returns);
+      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units);
   // The pairs the run lacks, config by config, in the order the diversions need them (so the
   // timing order, and the run's log, is the same on every run).
   std::vector<std::pair<Config, std::vector<std::size_t>>> missing;

@@ -11,7 +11,7 @@ namespace tv {
 
 std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector<Shape>& shapes,
                                              const std::vector<std::vector<std::size_t>>& folds,
-                                             int units, bool returns) {
+                                             int units) {
   std::vector<GuardDiversion> out;
   std::vector<bool> held(shapes.size());
   std::vector<Shape> fit;
@@ -22,7 +22,7 @@ std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector
     fit.clear();
     for (std::size_t i = 0; i < shapes.size(); ++i)
       if (!held[i]) fit.push_back(shapes[i]);
-    const Program guarded = guard_waves(p, fit, units, {}, returns).program;
+    const Program guarded = guard_waves(p, fit, units, {}, false).program;
     for (std::size_t i : fold) {
       if (i >= shapes.size()) continue;
       const Config& plain = p.choose(shapes[i]);

@@ -23,13 +23,12 @@ bool already_bounded(const std::vector<Comparison>& terms, const Comparison& g) 
   return false;
 }
 
-/// The comparison a return rule adds for shapes that `rule`'s guard would send on to the default
-/// `d`: `M <= BM` where d's tile is the rule's made taller; nullopt otherwise. (The mirror case,
-/// N <= BN and a tile made wider, would add comparisons on N to programs that may have none,
-/// for outputs of at most 256 features, which model GEMMs do not have.)
-std::optional<Comparison> return_bound(const Config& rule, const Config& d) {
-  if (d.vendor || d.BN != rule.BN || d.BM <= rule.BM) return std::nullopt;
-  return Comparison{Feature::M, CmpOp::le, rule.BM, 0, 0};
+/// True when `landing`'s tile is `rule`'s made taller (the same BN, a larger BM): for a shape
+/// one tile row high of `rule` (M <= its BM) it launches the same tiles, each padding more rows.
+/// (The mirror case, a tile made wider for N <= BN, would add comparisons on N to programs that
+/// may have none, for outputs of at most 256 features, which model GEMMs do not have.)
+bool taller(const Config& rule, const Config& landing) {
+  return !landing.vendor && landing.BN == rule.BN && landing.BM > rule.BM;
 }
 
 /// One rule's guard: its tile count bounded at the whole waves its shapes fill.
@@ -88,52 +87,49 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
   std::sort(added.begin(), added.end(),
             [](const Guard& a, const Guard& b) { return a.rule < b.rule; });
 
-  // Return rules, after all of the rules: a shape comes back only where it would reach the
-  // default. No training shape gets there from a guarded rule's condition (the guard keeps every
-  // one it decides), so none changes its config. Rules at the end that return the default's
-  // config are the default under another name: where a return rule is added they go first (no
-  // decision changes), so the shapes they would take reach the return rules too.
-  const Config& d = p.default_config;
-  std::size_t tail = p.rules.size();
-  while (tail > 0 && p.rules[tail - 1].config == d)
-    --tail;
-  std::vector<Rule> backs;
-  std::vector<Comparison> bounds;
   for (const Guard& g : added) {
-    const std::optional<Comparison> bound = return_bound(p.rules[g.rule].config, d);
-    if (!returns || g.rule >= tail || !bound) continue;
-    Rule back = p.rules[g.rule];
-    if (!already_bounded(back.condition.terms, *bound)) back.condition.terms.push_back(*bound);
-    backs.push_back(back);
-    bounds.push_back(*bound);
-    out.returns.push_back(g.rule);
-  }
-  if (backs.empty()) tail = p.rules.size();
-  for (const Guard& g : added) {
-    if (g.rule >= tail) continue; // its rule goes: the default decides its shapes anyway
     out.rules.push_back(g.rule);
     out.changes.push_back(fmt::format("rule {}: and {} <= {} (its training shapes fill {} of "
                                       "{} units)",
                                       g.rule + 1, feature_text(g.term), g.term.value,
                                       counted(g.waves, "wave", "waves"), units));
   }
-  if (backs.empty()) return out;
-  if (tail < p.rules.size()) {
-    out.changes.push_back(
-        tail + 1 == p.rules.size()
-            ? fmt::format("rule {} (removed): it returns the default's config", tail + 1)
-            : fmt::format("rules {} to {} (removed): they return the default's config", tail + 1,
-                          p.rules.size()));
-    out.program.rules.resize(tail);
+  if (!returns) return out;
+
+  // Return rules. A shape that reaches rule j (or the default, j = n) past the guard of an
+  // earlier rule r whose condition it meets comes from r's guard: no rule between decided it.
+  // Where j's tile is r's made taller, a return rule just before j (r's condition, M <= r's BM
+  // and j's condition) gives the shape r's config back. No training shape meets r's condition
+  // and fails its guard, so none reaches a return rule.
+  const std::size_t n = p.rules.size();
+  std::vector<Rule> rules;
+  for (std::size_t j = 0; j <= n; ++j) {
+    const Config& landing = j < n ? p.rules[j].config : p.default_config;
+    for (const Guard& g : added) {
+      if (g.rule >= j || !taller(p.rules[g.rule].config, landing)) continue;
+      Rule back = p.rules[g.rule];
+      const Comparison row{Feature::M, CmpOp::le, back.config.BM, 0, 0};
+      if (!already_bounded(back.condition.terms, row)) back.condition.terms.push_back(row);
+      if (j < n)
+        for (const Comparison& c : out.program.rules[j].condition.terms)
+          if (std::find(back.condition.terms.begin(), back.condition.terms.end(), c) ==
+              back.condition.terms.end())
+            back.condition.terms.push_back(c);
+      rules.push_back(std::move(back));
+      out.returns.push_back({g.rule, j});
+      out.changes.push_back(fmt::format(
+          "{}: rule {}'s condition, M <= {}{} -> its config (a shape one tile row high that its "
+          "guard sends on to {}'s {}x{} tile would launch the same tiles there, each padding "
+          "more rows)",
+          j < n ? fmt::format("new, before rule {}", j + 1)
+                : std::string("new, before the default"),
+          g.rule + 1, row.value, j < n ? fmt::format(" and rule {}'s condition", j + 1) : "",
+          j < n ? fmt::format("rule {}", j + 1) : std::string("the default"), landing.BM,
+          landing.BN));
+    }
+    if (j < n) rules.push_back(out.program.rules[j]);
   }
-  for (std::size_t i = 0; i < backs.size(); ++i) {
-    out.program.rules.push_back(backs[i]);
-    out.changes.push_back(fmt::format(
-        "rule {} (new): rule {}'s condition and M <= {} -> its config (a shape one tile row high "
-        "that its guard sends on to the default's {}x{} tile would launch the same tiles there, "
-        "each padding more rows)",
-        out.program.rules.size(), out.returns[i] + 1, bounds[i].value, d.BM, d.BN));
-  }
+  out.program.rules = std::move(rules);
   return out;
 }
 

@@ -6,12 +6,13 @@
 /// (larger tiles, as a decision tree on tile counts would send it) instead of taking a config
 /// that no training shape showed to work at that size. Every training shape keeps its config.
 ///
-/// Guard returns: a guard cannot help a shape one tile row high (M <= BM) that it sends on to
-/// the default when the default's tile is the rule's made taller (same BN, larger BM): there the
-/// shape launches the same tiles, each padding more rows. For each such rule, a rule after the
-/// others (the rule's condition and `M <= BM`) gives those shapes the rule's config back.
-/// Decode shapes wider than any training shape (M <= 64, N = 73,728) reached the default's
-/// 256x256 tile from a 128x256 rule that way. No training shape reaches a return rule.
+/// Guard returns: a guard cannot help a shape one tile row high (M <= BM) that it sends on to a
+/// rule (or the default) whose tile is its own made taller (same BN, larger BM): there the shape
+/// launches the same tiles, each padding more rows. Just before each such rule (or the default)
+/// a return rule (the guarded rule's condition, `M <= BM` and the landing rule's condition) gives
+/// those shapes the guarded rule's config back. Decode shapes wider than any training shape
+/// (M <= 64, N = 73,728) reached the default's 256x256 tile from a 128x256 rule that way. No
+/// training shape reaches a return rule.
 #include "ir/program.hpp"
 
 #include <string>
@@ -19,14 +20,22 @@
 
 namespace tv {
 
+/// One return rule (above): it gives the shapes rule `rule`'s guard would send on to rule
+/// `before` (indices into the input program; its rule count for the default) `rule`'s config.
+struct GuardReturn {
+  std::size_t rule = 0;
+  std::size_t before = 0;
+  friend bool operator==(const GuardReturn&, const GuardReturn&) = default;
+};
+
 /// What guard_waves did.
 struct GuardedWaves {
   Program program;
   std::vector<std::string> changes; ///< one line per added comparison
   std::vector<std::size_t> rules;   ///< the rules that got a guard, ascending
-  /// Per return rule (appended after the rules of the input program, in this order): the rule
-  /// whose config it gives back.
-  std::vector<std::size_t> returns;
+  /// Per return rule, in program order: the rule of the input program whose config it gives
+  /// back, and the one it stands before (the input's rule count: the default).
+  std::vector<GuardReturn> returns;
 };
 
 /// Adds to each rule of `p` the comparison bounding its own tile count at the whole waves of
@@ -36,8 +45,8 @@ struct GuardedWaves {
 /// single-wave rules come first, and within each kind the rules whose shapes fill their last
 /// wave most. Every shape of `shapes` gets the same config from the result as from `p`.
 /// `units` <= 0: `p` unchanged. With `allowed` (one flag per rule of `p`), only the rules it
-/// flags may get a guard. With `returns`, guarded rules get their return rules (above); the
-/// rules of `p` keep their places either way.
+/// flags may get a guard. With `returns`, guarded rules get their return rules (above), each
+/// just before the rule (or the default) it stands before; the rules of `p` keep their order.
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
                          const std::vector<bool>& allowed = {}, bool returns = true);
 

@@ -129,13 +129,19 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
       const GuardedWaves r = guard_waves(p, train, units, {}, returns);
       for (const Shape& s : train)
         REQUIRE(r.program.choose(s) == p.choose(s));
-      // Return rules come after the others, one per rule listed, each its rule's config.
-      REQUIRE(r.program.rules.size() >= r.returns.size());
-      for (std::size_t i = 0; i < r.returns.size(); ++i) {
-        REQUIRE(r.returns[i] < p.rules.size());
-        CHECK(r.program.rules[r.program.rules.size() - r.returns.size() + i].config ==
-              p.rules[r.returns[i]].config);
+      // The guarded rules in their order, each return rule just before the rule it stands
+      // before, with the config of an earlier rule.
+      const Program plain = guard_waves(p, train, units, {}, false).program;
+      REQUIRE(r.program.rules.size() == p.rules.size() + r.returns.size());
+      std::size_t at = 0, next = 0;
+      for (std::size_t j = 0; j <= p.rules.size(); ++j) {
+        for (; next < r.returns.size() && r.returns[next].before == j; ++next, ++at) {
+          REQUIRE(r.returns[next].rule < j);
+          CHECK(r.program.rules[at].config == p.rules[r.returns[next].rule].config);
+        }
+        if (j < p.rules.size()) CHECK(r.program.rules[at++] == plain.rules[j]);
       }
+      CHECK(next == r.returns.size());
       // Guarding again adds nothing: every guard is already in place.
       CHECK(guard_waves(r.program, train, units, {}, returns).changes.empty());
     }
@@ -162,8 +168,8 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
 TEST_CASE("a shape one tile row high that a guard sends on to a taller default comes back") {
   // The mi355x transfer this was built for: rule 1's 128x256 tiles fill one wave on the
   // training shapes; a decode shape wider than any of them (M = 1, N = 106496: 416 tiles) spills
-  // and would reach 256x256 (through rule 2, the default's config under another name), which
-  // launches the same 416 tiles with twice the padded rows.
+  // and would reach 256x256 (rule 2's or the default's), which launches the same 416 tiles with
+  // twice the padded rows.
   const Program p = parse_program_or_throw(
       "def choose(M, N, K):\n"
       "    if M * N <= 9437184:\n"
@@ -172,20 +178,29 @@ TEST_CASE("a shape one tile row high that a guard sends on to a taller default c
       "        return Config(BM=256, BN=256, BK=64, warps=8, stages=3, group=16)\n"
       "    return Config(BM=256, BN=256, BK=64, warps=8, stages=3, group=16)\n",
       "test");
-  const std::vector<Shape> train{at(64, 28672), at(4096, 4096), at(8192, 8192)};
+  // Rule 2's shape fills two waves of its 256x256 tile.
+  const std::vector<Shape> train{at(64, 28672), at(4096, 8192), at(8192, 8192)};
   const Config& narrow = p.rules[0].config;
   const Config& wide = p.default_config;
   const GuardedWaves plain = guard_waves(p, train, 256, {}, false);
   const GuardedWaves g = guard_waves(p, train, 256);
-  REQUIRE(plain.changes.size() == 2); // rule 2 is kept to its wave too
-  CHECK(plain.program.choose(at(1, 106496)) == wide);
-  REQUIRE(g.returns == std::vector<std::size_t>{0});
-  REQUIRE(g.changes.size() == 3);
+  REQUIRE(plain.changes.size() == 2);                 // rule 2 is kept to its wave too
+  CHECK(plain.program.choose(at(1, 100000)) == wide); // 391 tiles: rule 2
+  CHECK(plain.program.choose(at(1, 150000)) == wide); // 586 tiles: the default
+  // Returns before rule 2 and before the default, both taller tiles of rule 1's; rule 2's own
+  // guard sends its shapes to the same tile, so it gets none.
+  REQUIRE(g.returns == std::vector<GuardReturn>{{0, 1}, {0, 2}});
+  REQUIRE(g.changes.size() == 4);
   CHECK(g.changes[0] == plain.changes[0]);
-  CHECK(g.changes[1] == "rule 2 (removed): it returns the default's config");
-  CHECK(g.changes[2].rfind("rule 2 (new): rule 1's condition and M <= 128 -> its config", 0) == 0);
-  REQUIRE(g.program.rules.size() == 2);
-  CHECK(g.program.choose(at(1, 106496)) == narrow);
+  CHECK(g.changes[1] == plain.changes[1]);
+  CHECK(g.changes[2].rfind("new, before rule 2: rule 1's condition, M <= 128 and rule 2's "
+                           "condition -> its config",
+                           0) == 0);
+  CHECK(g.changes[3].rfind("new, before the default: rule 1's condition, M <= 128 -> its config",
+                           0) == 0);
+  REQUIRE(g.program.rules.size() == 4);
+  CHECK(g.program.choose(at(1, 100000)) == narrow);
+  CHECK(g.program.choose(at(1, 150000)) == narrow);
   CHECK(g.program.choose(at(128, 73728)) == narrow);
   // Taller than one tile row: the spill goes on to the larger tile, as the guard says ...
   CHECK(g.program.choose(at(200, 40000)) == wide);
