@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <fmt/format.h>
-#include <optional>
 
 namespace tv {
 
