@@ -110,10 +110,10 @@ void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_valid
       "run lacks are timed within --max-kernel-runs)");
   off("--no-guard-returns", guard_returns,
       "leave the wave guards without return rules (by default a shape one tile row high, M <= "
-      "BM, that a rule's guard would send on to a later rule or the default whose tile is the "
-      "rule's made taller, where it would launch the same tiles, each padding more rows, gets "
-      "the rule's config back from a rule just before that one; no training shape changes its "
-      "config)");
+      "BM, that a rule's guard or its bounds on N, M * N or tile counts would send on to a later "
+      "rule or the default whose tile is the rule's made taller, where it would launch the same "
+      "tiles, each padding more rows, gets the rule's config back from a rule just before that "
+      "one; no training shape changes its config)");
   off("--no-polish", polish,
       "return the searched program's configs as they are (by default each rule's config, and "
       "the default's, is replaced by a config one field away that is faster on the training "

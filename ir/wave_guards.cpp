@@ -2,6 +2,7 @@
 
 #include "ir/condition.hpp"
 #include "ir/plural.hpp"
+#include "ir/simplify.hpp"
 #include "ir/text.hpp"
 
 #include <algorithm>
@@ -28,6 +29,13 @@ bool already_bounded(const std::vector<Comparison>& terms, const Comparison& g) 
 /// may have none, for outputs of at most 256 features, which model GEMMs do not have.)
 bool taller(const Config& rule, const Config& landing) {
   return !landing.vendor && landing.BN == rule.BN && landing.BM > rule.BM;
+}
+
+/// True for an upper bound on a feature that grows with the output's width: N, M * N or a tile
+/// count.
+bool bounds_width(const Comparison& c) {
+  return (c.op == CmpOp::le || c.op == CmpOp::lt) &&
+         (c.feature == Feature::N || c.feature == Feature::MN || c.feature == Feature::tiles);
 }
 
 /// One rule's guard: its tile count bounded at the whole waves its shapes fill.
@@ -95,39 +103,94 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
   }
   if (!returns) return out;
 
-  // Return rules. A shape that reaches rule j (or the default, j = n) past the guard of an
-  // earlier rule r whose condition it meets comes from r's guard: no rule between decided it.
-  // Where j's tile is r's made taller, a return rule just before j (r's condition, M <= r's BM
-  // and j's condition) gives the shape r's config back. No training shape meets r's condition
-  // and fails its guard, so none reaches a return rule.
+  // Return rules. A shape that reaches rule j (or the default, j = n) and meets an earlier
+  // rule r's condition comes from r's guard: no rule between decided it. Where j's tile is r's
+  // made taller, a return rule just before j (r's condition, M <= r's BM and j's condition)
+  // gives the shape r's config back. No training shape meets r's condition and fails its guard,
+  // so none reaches such a return rule. The same holds for any bound of r on the width (N,
+  // M * N, a tile count): a return rule without r's width bounds takes back every shape one
+  // tile row high that lands on the taller tile for want of them, wherever no training shape
+  // landing there meets it (otherwise, for a guarded rule, it keeps them).
   const std::size_t n = p.rules.size();
+  std::vector<bool> guarded(n, false);
+  for (const Guard& g : added)
+    guarded[g.rule] = true;
+  std::vector<int> lands(shapes.size());
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    const int d = out.program.deciding_rule(shapes[s]);
+    lands[s] = d < 0 ? int(n) : d;
+  }
+  struct Added {
+    std::size_t at; ///< index in `rules`
+    GuardReturn ret;
+    std::string change;
+  };
+  std::vector<Added> made;
   std::vector<Rule> rules;
   for (std::size_t j = 0; j <= n; ++j) {
     const Config& landing = j < n ? p.rules[j].config : p.default_config;
-    for (const Guard& g : added) {
-      if (g.rule >= j || !taller(p.rules[g.rule].config, landing)) continue;
-      Rule back = p.rules[g.rule];
-      const Comparison row{Feature::M, CmpOp::le, back.config.BM, 0, 0};
-      if (!already_bounded(back.condition.terms, row)) back.condition.terms.push_back(row);
-      if (j < n)
-        for (const Comparison& c : out.program.rules[j].condition.terms)
-          if (std::find(back.condition.terms.begin(), back.condition.terms.end(), c) ==
-              back.condition.terms.end())
-            back.condition.terms.push_back(c);
+    for (std::size_t r = 0; r < j; ++r) {
+      const Config& c = p.rules[r].config;
+      if (c.vendor || !taller(c, landing)) continue;
+      const Comparison row{Feature::M, CmpOp::le, c.BM, 0, 0};
+      const auto with_landing = [&](std::vector<Comparison> terms) {
+        if (!already_bounded(terms, row)) terms.push_back(row);
+        if (j < n)
+          for (const Comparison& t : out.program.rules[j].condition.terms)
+            if (std::find(terms.begin(), terms.end(), t) == terms.end()) terms.push_back(t);
+        return terms;
+      };
+      std::vector<Comparison> narrow = p.rules[r].condition.terms;
+      std::erase_if(narrow, bounds_width);
+      Rule back = p.rules[r];
+      bool widened = narrow.size() < back.condition.terms.size();
+      if (widened) {
+        back.condition.terms = with_landing(std::move(narrow));
+        for (std::size_t s = 0; s < shapes.size() && widened; ++s)
+          if (lands[s] == int(j) && back.condition.matches(shapes[s]) &&
+              !(out.program.choose(shapes[s]) == c))
+            widened = false;
+      }
+      if (!widened) {
+        if (!guarded[r]) continue;
+        back.condition.terms = with_landing(p.rules[r].condition.terms);
+      }
+      made.push_back(
+          {rules.size(),
+           {r, j},
+           fmt::format("{}: rule {}'s condition{}, M <= {}{} -> its config (a shape "
+                       "one tile row high that {} sends on to {}'s {}x{} tile would "
+                       "launch the same tiles there, each padding more rows)",
+                       j < n ? fmt::format("new, before rule {}", j + 1)
+                             : std::string("new, before the default"),
+                       r + 1, widened ? " without its bounds on the width" : "", row.value,
+                       j < n ? fmt::format(" and rule {}'s condition", j + 1) : "",
+                       widened ? "a bound on its width" : "its guard",
+                       j < n ? fmt::format("rule {}", j + 1) : std::string("the default"),
+                       landing.BM, landing.BN)});
       rules.push_back(std::move(back));
-      out.returns.push_back({g.rule, j});
-      out.changes.push_back(fmt::format(
-          "{}: rule {}'s condition, M <= {}{} -> its config (a shape one tile row high that its "
-          "guard sends on to {}'s {}x{} tile would launch the same tiles there, each padding "
-          "more rows)",
-          j < n ? fmt::format("new, before rule {}", j + 1)
-                : std::string("new, before the default"),
-          g.rule + 1, row.value, j < n ? fmt::format(" and rule {}'s condition", j + 1) : "",
-          j < n ? fmt::format("rule {}", j + 1) : std::string("the default"), landing.BM,
-          landing.BN));
     }
     if (j < n) rules.push_back(out.program.rules[j]);
   }
+  // A return rule that no shape can reach (an earlier one takes all of its shapes) is left out.
+  Program assembled{rules, out.program.default_config};
+  const LiveBranches live = live_branches(assembled);
+  std::vector<bool> dead(rules.size(), true);
+  for (std::size_t i : live.rules)
+    dead[i] = false;
+  std::vector<bool> drop(rules.size(), false);
+  for (const Added& a : made) {
+    if (dead[a.at]) {
+      drop[a.at] = true;
+      continue;
+    }
+    out.returns.push_back(a.ret);
+    out.changes.push_back(a.change);
+  }
+  std::vector<Rule> kept;
+  for (std::size_t i = 0; i < rules.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(rules[i]));
+  rules = std::move(kept);
   out.program.rules = std::move(rules);
   return out;
 }

@@ -11,8 +11,12 @@
 /// launches the same tiles, each padding more rows. Just before each such rule (or the default)
 /// a return rule (the guarded rule's condition, `M <= BM` and the landing rule's condition) gives
 /// those shapes the guarded rule's config back. Decode shapes wider than any training shape
-/// (M <= 64, N = 73,728) reached the default's 256x256 tile from a 128x256 rule that way. No
-/// training shape reaches a return rule.
+/// (M <= 64, N = 73,728) reached the default's 256x256 tile from a 128x256 rule that way. The
+/// same holds for the rule's own bounds on the width (N, M * N, tile counts: a searched
+/// `M * N <= 2228224` kept a 64x256 rule from the lm_head GEMMs, N = 151,936, at M = 48), so a
+/// return rule leaves them out, guarded rule or not, wherever no training shape that lands on
+/// the taller tile meets it (a guarded rule's then keeps them). No training shape changes its
+/// config; a return rule no shape can reach is left out.
 #include "ir/program.hpp"
 
 #include <string>
@@ -20,8 +24,9 @@
 
 namespace tv {
 
-/// One return rule (above): it gives the shapes rule `rule`'s guard would send on to rule
-/// `before` (indices into the input program; its rule count for the default) `rule`'s config.
+/// One return rule (above): it gives the shapes rule `rule`'s guard or width bounds would send
+/// on to rule `before` (indices into the input program; its rule count for the default)
+/// `rule`'s config.
 struct GuardReturn {
   std::size_t rule = 0;
   std::size_t before = 0;
@@ -45,8 +50,8 @@ struct GuardedWaves {
 /// single-wave rules come first, and within each kind the rules whose shapes fill their last
 /// wave most. Every shape of `shapes` gets the same config from the result as from `p`.
 /// `units` <= 0: `p` unchanged. With `allowed` (one flag per rule of `p`), only the rules it
-/// flags may get a guard. With `returns`, guarded rules get their return rules (above), each
-/// just before the rule (or the default) it stands before; the rules of `p` keep their order.
+/// flags may get a guard. With `returns`, the return rules (above) stand each just before the
+/// rule (or the default) it gives shapes back from; the rules of `p` keep their order.
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
                          const std::vector<bool>& allowed = {}, bool returns = true);
 

@@ -176,6 +176,13 @@ def wide_protocols():
                             ["--gpu", g, "--test-shapes", "data/shapes/six_models.csv",
                              "--splits", "1", "--seeds", "5"] + lec,
                             seed_checks(every_seed=True), wide=True))
+    # Models neither the lecture nor the presets come from, their lm_head GEMMs (N up to
+    # 256,000) and token counts that are not powers of two (data/shapes/README.md).
+    for g in ("h100", "mi300x", "a100", "h200", "mi325x", "mi355x"):
+        out.append(Protocol(f"wide: lecture -> other models, {g}", "seeds1",
+                            ["--gpu", g, "--test-shapes", "data/shapes/other_models.csv",
+                             "--splits", "1", "--seeds", "5"] + lec,
+                            seed_checks(every_seed=True), wide=True))
     out.append(Protocol("wide: replay A100 timm half/half, 20 x 5", "splits",
                         ["--backend", f"replay:{REPLAY}/{A100_TABLES['timm'][0]}", "--splits", "20",
                          "--seeds", "5"], splits_checks(), wide=True))

@@ -69,8 +69,10 @@ TEST_CASE("judge_guards drops a guard whose measured diversions lost, and keeps 
     CHECK(v.rules[0].gain == doctest::Approx(std::log(0.5)));
     CHECK(v.summary() == "1 diversion over 3 folds (1 measured); guards dropped on rules 1");
     // guard_waves then leaves the rule unguarded: the diverted shape keeps its config.
-    const Program g = guard_waves(p, kShapes, 64, v.keep).program;
-    CHECK(g == p);
+    const GuardedWaves g = guard_waves(p, kShapes, 64, v.keep);
+    CHECK(g.rules.empty());
+    CHECK(g.program.choose(kShapes[2]) == p.rules[0].config);
+    CHECK(guard_waves(p, kShapes, 64, v.keep, false).program == p);
   }
   SUBCASE("the diverted config was faster: the guard stays") {
     const GuardValidation v = judge_guards(
@@ -107,7 +109,7 @@ TEST_CASE("guard_waves gives no guard to a rule `allowed` leaves out") {
   const Program p = two_rules();
   const GuardedWaves all = guard_waves(p, kShapes, 64);
   REQUIRE(all.rules == std::vector<std::size_t>{0});
-  const GuardedWaves none = guard_waves(p, kShapes, 64, {false});
+  const GuardedWaves none = guard_waves(p, kShapes, 64, {false}, false);
   CHECK(none.rules.empty());
   CHECK(none.changes.empty());
   CHECK(none.program == p);

@@ -33,6 +33,7 @@ TEST_CASE("protocols script: every listed command is one the tool accepts") {
   CHECK(has(listed.out, "replay A100 HF half/half, 20 x 5"));
   CHECK(has(listed.out, "wide: replay A100 timm -> HF, seeds 0-4"));
   CHECK(has(listed.out, "wide: lecture -> six models, mi355x"));
+  CHECK(has(listed.out, "wide: lecture -> other models, h100\n"));
   // Each command, with its runs made tiny (one split, one seed, --budget 0), runs: a wrong flag
   // or file name would exit 2 here.
   std::size_t commands = 0, pos = 0;

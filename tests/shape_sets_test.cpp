@@ -50,6 +50,30 @@ TEST_CASE("shape sets: random5000.csv is the script's output, 5,000 distinct sha
             .status != 0);
 }
 
+TEST_CASE("shape sets: other_models.csv is the script's output, each size once, none a lecture "
+          "shape") {
+  const std::string path = data_path("shapes/other_models.csv");
+  const auto made = test::run_shell("python3 " TILEVOLVE_SOURCE_DIR "/scripts/other_models.py");
+  REQUIRE(made.status == 0);
+  CHECK(made.out == test::read_text(path));
+  std::set<std::tuple<long long, long long, long long>> sizes, lecture;
+  for (const Shape& s : load_shape_file(data_path("shapes/lecture.csv")))
+    lecture.insert({s.M, s.N, s.K});
+  int lm_heads = 0, shared = 0, widest = 0;
+  const std::vector<Shape> shapes = load_shape_file(path);
+  for (const Shape& s : shapes) {
+    sizes.insert({s.M, s.N, s.K});
+    shared += lecture.count({s.M, s.N, s.K}) > 0;
+    lm_heads += s.name.find(":lm_head:") != std::string::npos;
+    widest = std::max<int>(widest, int(s.N));
+  }
+  CHECK(shapes.size() == 351);
+  CHECK(sizes.size() == shapes.size());
+  CHECK(shared == 0);
+  CHECK(lm_heads == 40);   // 8 token counts x 5 (mixtral-8x22b's is its gate_up size)
+  CHECK(widest == 256000); // gemma2-9b's vocabulary
+}
+
 namespace {
 
 /// The set data/shapes/`file`, after checking that scripts/preset_shapes.py with `args` (the

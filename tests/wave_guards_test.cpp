@@ -193,10 +193,13 @@ TEST_CASE("a shape one tile row high that a guard sends on to a taller default c
   REQUIRE(g.changes.size() == 4);
   CHECK(g.changes[0] == plain.changes[0]);
   CHECK(g.changes[1] == plain.changes[1]);
-  CHECK(g.changes[2].rfind("new, before rule 2: rule 1's condition, M <= 128 and rule 2's "
-                           "condition -> its config",
+  // Rule 1's bound on M * N goes from the return rules with its guard: a decode shape reaches
+  // the taller tile for want of either.
+  CHECK(g.changes[2].rfind("new, before rule 2: rule 1's condition without its bounds on the "
+                           "width, M <= 128 and rule 2's condition -> its config",
                            0) == 0);
-  CHECK(g.changes[3].rfind("new, before the default: rule 1's condition, M <= 128 -> its config",
+  CHECK(g.changes[3].rfind("new, before the default: rule 1's condition without its bounds on "
+                           "the width, M <= 128 -> its config",
                            0) == 0);
   REQUIRE(g.program.rules.size() == 4);
   CHECK(g.program.choose(at(1, 100000)) == narrow);
@@ -204,11 +207,61 @@ TEST_CASE("a shape one tile row high that a guard sends on to a taller default c
   CHECK(g.program.choose(at(128, 73728)) == narrow);
   // Taller than one tile row: the spill goes on to the larger tile, as the guard says ...
   CHECK(g.program.choose(at(200, 40000)) == wide);
-  // ... and outside the rule's own condition nothing changes.
-  CHECK(g.program.choose(at(64, 200000)) == wide);
+  CHECK(g.program.choose(at(200, 60000)) == wide);
+  // Past rule 1's bound on M * N too, a shape one tile row high comes back.
+  CHECK(g.program.choose(at(64, 200000)) == narrow);
   for (const Shape& s : train)
     CHECK(g.program.choose(s) == p.choose(s));
   CHECK(parse_program_or_throw(print_program(g.program), "returned") == g.program);
+}
+
+TEST_CASE("a rule's own bounds on the width send no shape one tile row high to a taller tile") {
+  // The h200 transfer to other models this was built for: a searched bound on M * N kept the
+  // lm_head GEMM at M = 48 (N = 151,936) from a 64x256 rule; it reached the default's 128x256.
+  const auto program = [](const char* bound) {
+    return parse_program_or_throw(std::string("def choose(M, N, K):\n"
+                                              "    if ") +
+                                      bound +
+                                      ":\n"
+                                      "        return Config(BM=64, BN=256, BK=64, warps=8, "
+                                      "stages=5, group=8)\n"
+                                      "    return Config(BM=128, BN=256, BK=32, warps=8, "
+                                      "stages=5, group=16)\n",
+                                  "test");
+  };
+  const Shape lm_head = at(48, 151936);
+  std::vector<Shape> train{at(16, 4096), at(64, 28672), at(2048, 4096)};
+  SUBCASE("a searched bound on M * N, beside the guard") {
+    const Program p = program("M * N <= 2228224");
+    const GuardedWaves g = guard_waves(p, train, 132);
+    REQUIRE(g.returns == std::vector<GuardReturn>{{0, 1}});
+    CHECK(g.program.rules.back().condition.terms ==
+          std::vector<Comparison>{{Feature::M, CmpOp::le, 64, 0, 0}});
+    CHECK(g.program.choose(lm_head) == p.rules[0].config);
+    CHECK(g.program.choose(at(65, 151936)) == p.default_config);
+    for (const Shape& s : train)
+      CHECK(g.program.choose(s) == p.choose(s));
+    // A training shape one tile row high past the bound, on the taller tile, keeps it: the
+    // return rule keeps the bound then (the guard's return alone).
+    train.push_back(at(64, 40000));
+    const GuardedWaves kept = guard_waves(p, train, 132);
+    REQUIRE(kept.returns == std::vector<GuardReturn>{{0, 1}});
+    CHECK(kept.program.choose(train.back()) == p.default_config);
+    CHECK(kept.program.choose(lm_head) == p.default_config);
+    CHECK(kept.changes.back().find("without its bounds") == std::string::npos);
+  }
+  SUBCASE("a searched tile count, so no guard") {
+    const Program p = program("cdiv(M, 64) * cdiv(N, 256) <= 132");
+    const GuardedWaves g = guard_waves(p, train, 132);
+    CHECK(g.rules.empty());
+    REQUIRE(g.returns == std::vector<GuardReturn>{{0, 1}});
+    CHECK(g.program.choose(lm_head) == p.rules[0].config);
+    CHECK(guard_waves(g.program, train, 132).changes.empty());
+    // Without the return rules, or with a training shape that wants the taller tile, none.
+    CHECK(guard_waves(p, train, 132, {}, false).program == p);
+    train.push_back(at(64, 40000));
+    CHECK(guard_waves(p, train, 132).program == p);
+  }
 }
 
 TEST_CASE("return rules only where the default's tile is the rule's made taller or wider") {
