@@ -77,49 +77,47 @@ void add_folds_option(CLI::App& cmd, int& folds) {
       ->capture_default_str();
 }
 
-void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& guard_validation, bool& guard_returns,
-                        bool& polish, bool& explore, bool& optimism_charge) {
+void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
   const auto off = [&cmd](const char* name, bool& flag, const char* help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
   };
-  off("--searched-thresholds", place_thresholds,
+  off("--searched-thresholds", s.place_thresholds,
       "return the searched program's thresholds as they are (by default each one moves between "
       "the training values it separates, near the middle of the gap in log space; no training "
       "shape changes its config)");
-  off("--no-refit-validation", refit_validation,
+  off("--no-refit-validation", s.refit_validation,
       "return the searched program even where a decision tree refitted on the run's own "
       "measurements does better on held-out folds of the training shapes (by default such a "
       "tree is the result when that held-out figure beats the searched program's training "
       "figure, charged as --no-optimism-charge says; no kernel runs either way)");
-  off("--no-optimism-charge", optimism_charge,
+  off("--no-optimism-charge", s.optimism_charge,
       "in refit validation, compare the tree's held-out figure with the searched program's "
       "training figure as it is (by default, on recorded or measured timings, that figure is "
       "first lowered by the optimism of a refitted tree of as many leaves: how much better the "
       "folds' trees fit their own shapes than the held-out ones; never on the analytic model)");
-  off("--no-wave-guards", wave_guards,
+  off("--no-wave-guards", s.wave_guards,
       "return the result's rules without wave guards (by default each rule whose training "
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "
       "unseen shape whose grid would spill into one more wave goes on to the later rules; no "
       "training shape changes its config)");
-  off("--no-guard-validation", guard_validation,
+  off("--no-guard-validation", s.guard_validation,
       "give every rule its wave guard (by default guards placed on folds of the training shapes "
       "are judged on the held-out shapes they send to a later rule, and a rule whose diverted "
       "shapes ran slower in sum, as the run measured them, gets none; the pairs it needs and the "
       "run lacks are timed within --max-kernel-runs)");
-  off("--no-guard-returns", guard_returns,
+  off("--no-guard-returns", s.guard_returns,
       "leave the wave guards without return rules (by default a shape one tile row high, M <= "
       "BM, that a rule's guard or its bounds on N, M * N or tile counts would send on to a later "
       "rule or the default whose tile is the rule's made taller, where it would launch the same "
       "tiles, each padding more rows, gets the rule's config back from a rule just before that "
       "one; no training shape changes its config)");
-  off("--no-polish", polish,
+  off("--no-polish", s.polish,
       "return the searched program's configs as they are (by default each rule's config, and "
       "the default's, is replaced by a config one field away that is faster on the training "
       "shapes the rule decides, while one is; it times at most half as many pairs again as the "
       "search did, within --max-kernel-runs; not with --folds)");
-  off("--no-explore", explore,
+  off("--no-explore", s.explore,
       "leave unspent what the search did not spend of --max-kernel-runs (by default it goes to "
       "leaf exploration: on each leaf of decision trees refitted on the run's measurements, the "
       "leaf's config, the configs measured fastest on its shapes and, on a table, those the "

@@ -31,21 +31,31 @@ void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty);
 void add_sampled_sizes_option(CLI::App& cmd, int& sampled_sizes);
 /// --race-batch N: stage 2 racing's batch of new pairs (0 = off).
 void add_race_batch_option(CLI::App& cmd, int& race_batch);
-/// What decides the program a run returns, flag by flag: --searched-thresholds (threshold
-/// placement off, EvolutionOptions::place_thresholds), --no-refit-validation (refit validation
-/// off, EvolutionOptions::refit_validation), --no-wave-guards (EvolutionOptions::wave_guards),
-/// --no-guard-validation (EvolutionOptions::guard_validation), --no-guard-returns
-/// (EvolutionOptions::guard_returns), --no-polish
-/// (EvolutionOptions::polish), --no-explore (EvolutionOptions::explore) and
-/// --no-optimism-charge (EvolutionOptions::optimism_charge); the template also adds
-/// --sampled-sizes.
-void add_result_options(CLI::App& cmd, bool& place_thresholds, bool& refit_validation,
-                        bool& wave_guards, bool& guard_validation, bool& guard_returns,
-                        bool& polish, bool& explore, bool& optimism_charge);
-/// The same flags on `o`, an EvolutionOptions or a SplitStudyOptions (fields of those names).
+/// The switches of the steps that decide the program a run returns, each named where it is
+/// bound (a field of EvolutionOptions and of SplitStudyOptions of the same name).
+struct ResultSwitches {
+  bool& place_thresholds; ///< --searched-thresholds turns threshold placement off
+  bool& refit_validation; ///< --no-refit-validation
+  bool& wave_guards;      ///< --no-wave-guards
+  bool& guard_validation; ///< --no-guard-validation
+  bool& guard_returns;    ///< --no-guard-returns
+  bool& polish;           ///< --no-polish
+  bool& explore;          ///< --no-explore
+  bool& optimism_charge;  ///< --no-optimism-charge
+};
+/// Adds the flags of `s`, each turning its step off.
+void add_result_options(CLI::App& cmd, const ResultSwitches& s);
+/// The same flags on `o`, an EvolutionOptions or a SplitStudyOptions (fields of those names),
+/// and --sampled-sizes.
 template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
-  add_result_options(cmd, o.place_thresholds, o.refit_validation, o.wave_guards, o.guard_validation,
-                     o.guard_returns, o.polish, o.explore, o.optimism_charge);
+  add_result_options(cmd, ResultSwitches{.place_thresholds = o.place_thresholds,
+                                         .refit_validation = o.refit_validation,
+                                         .wave_guards = o.wave_guards,
+                                         .guard_validation = o.guard_validation,
+                                         .guard_returns = o.guard_returns,
+                                         .polish = o.polish,
+                                         .explore = o.explore,
+                                         .optimism_charge = o.optimism_charge});
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).
