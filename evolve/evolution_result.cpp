@@ -456,6 +456,14 @@ EvolutionResult Evolution::finish() {
     if (r.polish_kernel_runs > 0 || !r.polish.empty())
       s.events->write(
           {{"event", "polish"}, {"kernel_runs", r.polish_kernel_runs}, {"changes", r.polish}});
+    // The other steps after the search that time pairs: a viewer's kernel-run count is the
+    // summary's once every one is in.
+    for (const char* step : {"selection", "exploration", "guard validation"}) {
+      const auto at = r.per_operator.find(step);
+      if (at != r.per_operator.end() && at->second.kernel_runs > 0)
+        s.events->write(
+            {{"event", "run_step"}, {"step", step}, {"kernel_runs", at->second.kernel_runs}});
+    }
     nlohmann::json end{{"event", "end"},
                        {"programs", s.done},
                        {"stop", s.stop_reason},

@@ -1,6 +1,7 @@
 // The dashboard's model of a run directory, on directories the real binary wrote: its
 // counters agree with the run's own summary, old directories still read, a run in progress is
 // followed (also through a resume's truncation), and bad files are counted, never fatal.
+#include "evolve/evolution.hpp"
 #include "serve/run_view.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
@@ -58,6 +59,28 @@ void write_lines(const fs::path& p, const std::vector<std::string>& lines, std::
 
 } // namespace
 
+TEST_CASE("run view: the kernel runs of leaf exploration and guard validation are counted") {
+  // On the measured H200 table the search stops well before its 30% cap and exploration spends
+  // the rest: the view's count is the summary's only with the steps after the search in it.
+  const test::ScratchDir scratch("tilevolve_run_view_steps");
+  const fs::path d = temp_dir(scratch, "table");
+  const auto r =
+      tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                          " evolve --backend table:" TILEVOLVE_SOURCE_DIR
+                          "/data/replay/h200_triton.csv --gpu h200 --shapes " TILEVOLVE_SOURCE_DIR
+                          "/data/shapes/lecture.csv --budget 200 --quiet --out " +
+                          d.string() + " > /dev/null 2>&1");
+  REQUIRE(r.status == 0);
+  const json summary = json::parse(tv::test::read_text((d / "summary.json").string()));
+  REQUIRE(summary["per_operator"].contains("exploration"));
+  CHECK(summary["per_operator"]["exploration"]["kernel_runs"].get<long long>() > 0);
+  const std::string events = tv::test::read_text((d / "events.ndjson").string());
+  CHECK(events.find("\"event\":\"run_step\"") != std::string::npos);
+  RunView v(d, "table");
+  v.update();
+  CHECK(v.state()["counters"]["kernel_runs"] == summary["counters"]["kernel_runs"]);
+}
+
 TEST_CASE("run view: a finished run's counters, operators and best agree with its summary") {
   const fs::path dir = finished_run();
   const json summary = json::parse(tv::test::read_text((dir / "summary.json").string()));
@@ -83,10 +106,15 @@ TEST_CASE("run view: a finished run's counters, operators and best agree with it
     reasons += n.get<long long>();
   CHECK(reasons == sc["static_reject"].get<long long>());
   // Per operator, as the run counted them.
-  // The seed and leaf polish are not operators of the mutator: the view leaves them out (it
-  // counts polish's kernel runs from its own event, above).
+  // The seed and the steps after the search (leaf polish, exploration, ...) are not operators
+  // of the mutator: the view leaves them out (it counts their kernel runs from their own
+  // events, above).
   REQUIRE(summary["per_operator"].contains("polish"));
-  REQUIRE(s["operators"].size() + 2 == summary["per_operator"].size());
+  std::size_t steps = 0;
+  for (const auto& [op, counts] : summary["per_operator"].items())
+    steps += tv::is_run_step(op);
+  CHECK(steps >= 2);
+  REQUIRE(s["operators"].size() + steps == summary["per_operator"].size());
   for (const json& o : s["operators"]) {
     const json& so = summary["per_operator"][o["op"].get<std::string>()];
     INFO(o["op"]);
