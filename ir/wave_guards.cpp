@@ -146,10 +146,10 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
       bool widened = narrow.size() < back.condition.terms.size();
       if (widened) {
         back.condition.terms = with_landing(std::move(narrow));
+        // A training shape landing on j (whose config is not r's: j's tile is taller) that
+        // the widened rule would take back keeps the bounds.
         for (std::size_t s = 0; s < shapes.size() && widened; ++s)
-          if (lands[s] == int(j) && back.condition.matches(shapes[s]) &&
-              !(out.program.choose(shapes[s]) == c))
-            widened = false;
+          if (lands[s] == int(j) && back.condition.matches(shapes[s])) widened = false;
       }
       if (!widened) {
         if (!guarded[r]) continue;
@@ -173,25 +173,17 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
     if (j < n) rules.push_back(out.program.rules[j]);
   }
   // A return rule that no shape can reach (an earlier one takes all of its shapes) is left out.
-  Program assembled{rules, out.program.default_config};
-  const LiveBranches live = live_branches(assembled);
-  std::vector<bool> dead(rules.size(), true);
-  for (std::size_t i : live.rules)
-    dead[i] = false;
+  const LiveBranches live = live_branches(Program{rules, out.program.default_config});
   std::vector<bool> drop(rules.size(), false);
   for (const Added& a : made) {
-    if (dead[a.at]) {
-      drop[a.at] = true;
-      continue;
-    }
+    drop[a.at] = !std::binary_search(live.rules.begin(), live.rules.end(), a.at);
+    if (drop[a.at]) continue;
     out.returns.push_back(a.ret);
     out.changes.push_back(a.change);
   }
-  std::vector<Rule> kept;
+  out.program.rules.clear();
   for (std::size_t i = 0; i < rules.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(rules[i]));
-  rules = std::move(kept);
-  out.program.rules = std::move(rules);
+    if (!drop[i]) out.program.rules.push_back(std::move(rules[i]));
   return out;
 }
 
