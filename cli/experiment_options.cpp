@@ -122,7 +122,8 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "leaf exploration: on each leaf of decision trees refitted on the run's measurements, the "
       "leaf's config, the configs measured fastest on its shapes and, on a table, those the "
       "analytic model ranks first are timed on the leaf's shapes, before polish and refit "
-      "validation; no kernel runs without a cap; not with --folds)");
+      "validation; without a cap, at most 1% of the kernel runs of exhaustive tuning of the "
+      "training shapes; not with --folds)");
 }
 
 void check_report_dir(const std::string& out) {

@@ -348,12 +348,14 @@ Evaluation CascadeEvaluator::confirm(const Program& p, const std::vector<double>
   return ev;
 }
 
-nlohmann::json CascadeEvaluator::cache_to_json() const {
+nlohmann::json CascadeEvaluator::cache_to_json(std::size_t from, std::size_t to) const {
   // Compact form: each distinct config once, with the rows measured for it.
   std::vector<Config> configs;
   std::map<Config, std::size_t> index;
   std::vector<std::vector<std::size_t>> rows;
-  for (const Key& k : cache_order_) {
+  to = std::min(to, cache_order_.size());
+  for (std::size_t i = std::min(from, to); i < to; ++i) {
+    const Key& k = cache_order_[i];
     auto [it, fresh] = index.emplace(k.config, configs.size());
     if (fresh) {
       configs.push_back(k.config);
@@ -367,7 +369,7 @@ nlohmann::json CascadeEvaluator::cache_to_json() const {
   return out;
 }
 
-void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
+void CascadeEvaluator::cache_from_json(const nlohmann::json& j, bool add) {
   if (!j.is_array()) throw InputError("checkpoint cache: expected an array");
   std::vector<TimingRequest> batch;
   std::vector<Key> keys;
@@ -389,10 +391,12 @@ void CascadeEvaluator::cache_from_json(const nlohmann::json& j) {
     }
   }
   const std::vector<Measurement> got = problem_->backend->time(batch);
-  cache_.clear();
-  cache_order_.clear();
-  ok_by_row_.clear();
-  lists_.clear();
+  if (!add) {
+    cache_.clear();
+    cache_order_.clear();
+    ok_by_row_.clear();
+    lists_.clear();
+  }
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (cache_.emplace(keys[i], got[i]).second) {
       cache_order_.push_back(keys[i]);

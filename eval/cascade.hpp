@@ -10,6 +10,7 @@
 #include "eval/score.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -127,11 +128,13 @@ public:
   long long uncached(const Program& p, const std::vector<std::size_t>& rows) const;
   /// Number of distinct (shape, config) pairs cached.
   std::size_t cached_pairs() const { return cache_order_.size(); }
-  /// The cached pairs (which (shape, config) pairs were measured), for checkpoints.
-  nlohmann::json cache_to_json() const;
+  /// The cached pairs (which (shape, config) pairs were measured), for checkpoints: those
+  /// cached from the `from`-th to before the `to`-th in the order they were cached.
+  nlohmann::json cache_to_json(std::size_t from = 0, std::size_t to = SIZE_MAX) const;
   /// Restores cached pairs written by cache_to_json, re-reading their values from the
-  /// backend without counting kernel runs; throws InputError on malformed input.
-  void cache_from_json(const nlohmann::json& j);
+  /// backend without counting kernel runs; they replace the cache, or with `add` join it.
+  /// Throws InputError on malformed input.
+  void cache_from_json(const nlohmann::json& j, bool add = false);
 
 private:
   struct Key {

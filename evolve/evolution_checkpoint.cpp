@@ -61,7 +61,13 @@ void Evolution::write_checkpoint() {
   // Without its pairs: they are in the run's cache below.
   if (s.selection) st["selection"] = s.selection->to_json(false);
   if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
-  st["cache"] = s.eval.cache_to_json();
+  if (s.late_from) {
+    // Guard validation's pairs apart, for a resumed finished run to hold aside until then.
+    st["cache"] = s.eval.cache_to_json(0, *s.late_from);
+    st["late_cache"] = s.eval.cache_to_json(*s.late_from);
+  } else {
+    st["cache"] = s.eval.cache_to_json();
+  }
   if (s.seeded) write_backend_events(); // before it, they follow the start event
   st["events_offset"] = s.events ? s.events->sync() : 0;
   st["seconds"] = s.seconds();
@@ -152,6 +158,12 @@ void Evolution::load_checkpoint() {
       s.best.island = get_field<int>(b, "island", w);
     }
     s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
+    s.late_cache = nullptr; // a finished run's guard validation pairs; added when it gets there
+    if (st.contains("late_cache")) {
+      s.late_cache = get_field<nlohmann::json>(st, "late_cache", w);
+      if (!s.late_cache.is_array())
+        throw InputError(fmt::format("{}: late_cache: expected an array", path));
+    }
     if (s.best_times.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_times has the wrong length", path));
     if (s.best_configs.size() != problem_->train_rows.size())

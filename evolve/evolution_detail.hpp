@@ -65,6 +65,12 @@ struct Evolution::State {
   /// What leaf exploration did, once it has run (Evolution::explore_result): a resumed finished
   /// run reports it again and times nothing more.
   std::optional<std::string> explored;
+  /// The cache's pair count when guard validation began (Evolution::validate_guards_result):
+  /// the pairs cached after it are the checkpoint's `late_cache`.
+  std::optional<std::size_t> late_from;
+  /// A resumed finished run's `late_cache`, held aside until guard validation: polish and
+  /// refit validation ran before those pairs were timed, and on resume must not see them.
+  nlohmann::json late_cache;
   std::vector<Improvement> improvements;
   Candidate best;        ///< the accepted best (beyond the noise threshold, re-measured if asked)
   ComplexityFront front; ///< the best program per rule count

@@ -12,7 +12,7 @@ namespace tv {
 std::string ExploredLeaves::summary() const {
   return fmt::format("{} timed in {}{}", counted(pairs, "pair", "pairs"),
                      counted(rounds, "round", "rounds"),
-                     limited ? " (stopped at the kernel-run cap)" : "");
+                     limited ? " (stopped at the kernel-run limit)" : "");
 }
 
 namespace {

@@ -133,6 +133,10 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
     if (fold_allowance >= 0) {
       fo.kernel_runs = KernelRunBudget{};
       fo.kernel_runs.runs = std::max(1LL, fold_allowance / 2);
+    } else {
+      // Without a cap, leaf exploration's own allowance is the main run's to spend: a fold
+      // run's front and timed pairs are what selection reads.
+      fo.explore = false;
     }
     std::unique_ptr<Mutator> m = mutator.fork();
     if (!m) m = std::make_unique<MockLlm>(problem.gpu, mock_options_for(problem, {}));

@@ -405,7 +405,7 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   CHECK(a["kernel_runs"].get<long long>() > b["kernel_runs"].get<long long>());
   const Run summary = run(args);
   REQUIRE(summary.status == 0);
-  CHECK(summary.out.find("Leaf exploration spent what the search left") != std::string::npos);
+  CHECK(summary.out.find("Leaf exploration timed configs on the leaves") != std::string::npos);
   CHECK(run("evolve --help").out.find("--no-explore") != std::string::npos);
   check_splits_flag("--no-explore", "explore");
 }

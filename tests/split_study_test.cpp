@@ -263,11 +263,12 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
       const EvolutionResult& d = defaults.rows[i].evolved.runs[s];
       CHECK(d.stop_reason != "budget");
       CHECK(d.programs < 400);
-      // Leaf exploration spends what a stopped run leaves of its cap (a run without a cap
-      // explores nothing); the search itself times no more.
-      CHECK(full.rows[i].evolved.runs[s].exploration_kernel_runs == 0);
+      // Leaf exploration spends what a stopped run leaves of its cap (a run without a cap, at
+      // most 1% of exhaustive tuning); the search itself times no more.
+      const EvolutionResult& f = full.rows[i].evolved.runs[s];
+      CHECK(f.exploration_kernel_runs <= f.exhaustive_train_runs / 100);
       CHECK(d.counters.kernel_runs - d.exploration_kernel_runs <=
-            full.rows[i].evolved.runs[s].counters.kernel_runs);
+            f.counters.kernel_runs - f.exploration_kernel_runs);
     }
   o.stagnation = 30;
   const SplitStudyResult stopped = run_split_study(o);
