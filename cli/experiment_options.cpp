@@ -123,7 +123,7 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "leaf's config, the configs measured fastest on its shapes and, on a table, those the "
       "analytic model ranks first are timed on the leaf's shapes, before polish and refit "
       "validation; without a cap, at most 1% of the kernel runs of exhaustive tuning of the "
-      "training shapes; not with --folds)");
+      "training shapes, and never past 4% for the whole run; not with --folds)");
 }
 
 void check_report_dir(const std::string& out) {

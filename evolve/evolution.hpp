@@ -133,11 +133,11 @@ struct EvolutionOptions {
   /// Not with model selection (folds > 0).
   bool polish = true;
   /// Leaf exploration (evolve/leaf_explore.hpp): what the search left of the kernel-run cap
-  /// (without a cap, 1% of exhaustive tuning of the training shapes) is spent timing, on each
-  /// leaf of trees refitted on the run's measurements, the leaf's config, the configs its
-  /// shapes' measurements rank fastest and those the analytic model ranks first, before polish
-  /// and refit validation. Off: the run's measurements are the search's. Not with model
-  /// selection (folds > 0).
+  /// (without a cap, uncapped_explore_limit: 1% of exhaustive tuning of the training shapes,
+  /// never past 4% for the run) is spent timing, on each leaf of trees refitted on the run's
+  /// measurements, the leaf's config, the configs its shapes' measurements rank fastest and
+  /// those the analytic model ranks first, before polish and refit validation. Off: the run's
+  /// measurements are the search's. Not with model selection (folds > 0).
   bool explore = true;
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
@@ -298,9 +298,9 @@ private:
   /// Guard validation (guard_validation.hpp) of the result's unguarded program: times the
   /// diverted pairs the run lacks (within the cap) and returns which rules may get a guard.
   std::vector<bool> validate_guards_result(EvolutionResult& r);
-  /// Spends what is left of the kernel-run cap (without one, kUncappedExploreShare of
-  /// exhaustive tuning) on leaf exploration (leaf_explore.hpp) of trees refitted on the run's
-  /// measurements, before polish and refit validation.
+  /// Spends what is left of the kernel-run cap (without one, uncapped_explore_limit) on leaf
+  /// exploration (leaf_explore.hpp) of trees refitted on the run's measurements, before polish
+  /// and refit validation.
   void explore_result(EvolutionResult& r);
   /// Runs cross-validation (model_selection.hpp) and hands what it timed to the run.
   void select_model();

@@ -99,13 +99,6 @@ std::vector<Config> config_space(const Problem& problem) {
                                            : model_configs(problem.gpu, problem.dtypes());
 }
 
-/// Leaf exploration's allowance in a run without a kernel-run cap (the analytic model's
-/// default), as a share of exhaustive tuning of the training shapes. A search can stall with
-/// whole leaves of shapes on a config far from their best (mi355x, trained on
-/// other_models.csv: 96.6% of the oracle on its training shapes where the tree fits 98.9%);
-/// exploring the leaves lets refit validation see the configs they want.
-constexpr double kUncappedExploreShare = 0.01;
-
 /// Past this many (training shape, config) cells (64 MB of doubles) leaf exploration goes by
 /// the measured winners alone.
 constexpr std::size_t kMaxPriorCells = std::size_t(1) << 23;
@@ -182,7 +175,7 @@ void Evolution::explore_result(EvolutionResult& r) {
   const long long limit =
       kernel_runs_left() >= 0
           ? kernel_runs_left()
-          : static_cast<long long>(kUncappedExploreShare * double(s.eval.exhaustive_train_runs()));
+          : uncapped_explore_limit(s.eval.exhaustive_train_runs(), s.counters.kernel_runs);
   if (limit <= 0) return; // nothing left of the cap, or no allowance
   const long long stop_at = s.counters.kernel_runs + limit;
   const auto left = [&] { return std::max(0LL, stop_at - s.counters.kernel_runs); };

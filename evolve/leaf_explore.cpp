@@ -9,6 +9,12 @@
 
 namespace tv {
 
+long long uncapped_explore_limit(long long exhaustive, long long so_far) {
+  const auto share = [&](double s) { return static_cast<long long>(s * double(exhaustive)); };
+  return std::max(0LL,
+                  std::min(share(kUncappedExploreShare), share(kUncappedExploreCeiling) - so_far));
+}
+
 std::string ExploredLeaves::summary() const {
   return fmt::format("{} timed in {}{}", counted(pairs, "pair", "pairs"),
                      counted(rounds, "round", "rounds"),

@@ -51,4 +51,19 @@ struct ExploredLeaves {
 ExploredLeaves explore_leaves(const std::vector<Shape>& shapes, const ExploreHooks& hooks,
                               int per_leaf = 3, int max_rounds = 8);
 
+/// Leaf exploration's allowance in a run without a kernel-run cap (the analytic model's
+/// default), as a share of exhaustive tuning of the training shapes. A search can stall with
+/// whole leaves of shapes on a config far from their best (mi355x, trained on
+/// other_models.csv: 96.6% of the oracle on its training shapes where the tree fits 98.9%);
+/// exploring the leaves lets refit validation see the configs they want.
+inline constexpr double kUncappedExploreShare = 0.01;
+/// ...never past this share of exhaustive tuning for the whole run so far: the analytic
+/// protocols allow a run 5%, and polish and guard validation come after exploration.
+inline constexpr double kUncappedExploreCeiling = 0.04;
+
+/// The kernel runs leaf exploration may spend in a run without a cap whose exhaustive tuning
+/// costs `exhaustive` and which has timed `so_far`: kUncappedExploreShare of `exhaustive`, less
+/// what would take the run past kUncappedExploreCeiling (0 when nothing is left).
+long long uncapped_explore_limit(long long exhaustive, long long so_far);
+
 } // namespace tv

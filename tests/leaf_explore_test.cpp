@@ -196,4 +196,24 @@ TEST_CASE("leaf_explore: a capped run spends what the search left, counted, and 
   test::check_step_option("explore", &EvolutionOptions::explore);
 }
 
+TEST_CASE("leaf_explore: without a cap it never takes the run past 4% of exhaustive tuning") {
+  // 1% of exhaustive tuning, less what would take the run past 4%.
+  CHECK(uncapped_explore_limit(100000, 0) == 1000);
+  CHECK(uncapped_explore_limit(100000, 3000) == 1000);
+  CHECK(uncapped_explore_limit(100000, 3600) == 400);
+  CHECK(uncapped_explore_limit(100000, 4000) == 0);
+  CHECK(uncapped_explore_limit(100000, 9000) == 0);
+  CHECK(uncapped_explore_limit(50, 0) == 0); // less than one kernel run
+  // A run: what it timed before exploration plus exploration's runs stays within 4% (the
+  // steps after it, polish and guard validation, are counted apart).
+  MockLlm m(test::lecture_problem("mi300x").gpu);
+  EvolutionOptions o;
+  o.budget = 2000;
+  const EvolutionResult r = Evolution(test::lecture_problem("mi300x"), m, o).run();
+  const long long before = r.counters.kernel_runs - r.exploration_kernel_runs -
+                           r.polish_kernel_runs - r.guard_validation_kernel_runs;
+  CHECK(r.exploration_kernel_runs > 0);
+  CHECK(double(before + r.exploration_kernel_runs) <= 0.04 * double(r.exhaustive_train_runs));
+}
+
 } // namespace leaf_explore_test
