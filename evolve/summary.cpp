@@ -175,13 +175,11 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
   out += sampled_text(r);
   if (!r.exploration.empty())
-    out += fmt::format(
-        "Leaf exploration timed configs on the leaves of trees refitted on the "
-        "run's measurements, with what the search left of the kernel-run cap "
-        "(without a cap, at most 1% of exhaustive tuning, never past 4% for the run): {} "
-        "(--no-explore times "
-        "none).\n\n",
-        r.exploration);
+    out += fmt::format("Leaf exploration timed configs on the leaves of trees refitted on the "
+                       "run's measurements, with what the search left of the kernel-run cap "
+                       "(without a cap, at most 1% of exhaustive tuning, never past 4% for the "
+                       "run): {} (--no-explore times none).\n\n",
+                       r.exploration);
   if (!r.polish.empty()) {
     out += fmt::format("Its leaf configs were polished: each replaced by a config one field away "
                        "that is faster on the training shapes its rule decides ({} kernel runs; "
