@@ -369,9 +369,8 @@ nlohmann::json CascadeEvaluator::cache_to_json(std::size_t from, std::size_t to)
   return out;
 }
 
-void CascadeEvaluator::cache_from_json(const nlohmann::json& j, bool add) {
+std::vector<CascadeEvaluator::Key> CascadeEvaluator::cache_keys(const nlohmann::json& j) const {
   if (!j.is_array()) throw InputError("checkpoint cache: expected an array");
-  std::vector<TimingRequest> batch;
   std::vector<Key> keys;
   for (const auto& e : j) {
     if (!e.is_object() || !e.contains("config") || !e["config"].is_string() ||
@@ -385,11 +384,18 @@ void CascadeEvaluator::cache_from_json(const nlohmann::json& j, bool add) {
     for (const auto& r : e["rows"]) {
       if (!r.is_number_unsigned() || r.get<std::size_t>() >= problem_->table->shapes().size())
         throw InputError("checkpoint cache: row index out of range");
-      const Key k{r.get<std::size_t>(), *config};
-      batch.push_back({problem_->shape(k.row), k.config});
-      keys.push_back(k);
+      keys.push_back(Key{r.get<std::size_t>(), *config});
     }
   }
+  return keys;
+}
+
+void CascadeEvaluator::cache_from_json(const nlohmann::json& j, bool add) {
+  const std::vector<Key> keys = cache_keys(j);
+  std::vector<TimingRequest> batch;
+  batch.reserve(keys.size());
+  for (const Key& k : keys)
+    batch.push_back({problem_->shape(k.row), k.config});
   const std::vector<Measurement> got = problem_->backend->time(batch);
   if (!add) {
     cache_.clear();

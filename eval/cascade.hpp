@@ -135,6 +135,8 @@ public:
   /// backend without counting kernel runs; they replace the cache, or with `add` join it.
   /// Throws InputError on malformed input.
   void cache_from_json(const nlohmann::json& j, bool add = false);
+  /// Throws the InputError cache_from_json would throw for `j`, timing nothing.
+  void check_cache_json(const nlohmann::json& j) const { (void)cache_keys(j); }
 
 private:
   struct Key {
@@ -145,6 +147,8 @@ private:
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
+  /// The pairs `j` (cache_to_json's form) names, in order; throws InputError on malformed input.
+  std::vector<Key> cache_keys(const nlohmann::json& j) const;
   /// True when `p`'s uncached pairs on `rows` fit in `max_new_pairs` (< 0: no limit) less what
   /// `ev` has timed; else sets ev to over_budget, naming `what`, and returns false.
   bool fits(const Program& p, const std::vector<std::size_t>& rows, long long max_new_pairs,

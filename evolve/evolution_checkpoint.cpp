@@ -161,8 +161,7 @@ void Evolution::load_checkpoint() {
     s.late_cache = nullptr; // a finished run's guard validation pairs; added when it gets there
     if (st.contains("late_cache")) {
       s.late_cache = get_field<nlohmann::json>(st, "late_cache", w);
-      if (!s.late_cache.is_array())
-        throw InputError(fmt::format("{}: late_cache: expected an array", path));
+      s.eval.check_cache_json(s.late_cache); // refused now, not when guard validation reads it
     }
     if (s.best_times.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_times has the wrong length", path));

@@ -1,4 +1,5 @@
 #include "eval/analytic_backend.hpp"
+#include "evolve/checkpoint.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
@@ -268,8 +269,9 @@ TEST_CASE("evolution: corrupt, truncated and mismatched checkpoints are refused 
       Evolution(*p, m, opts, dir).resume();
       FAIL("resume accepted a bad checkpoint");
     } catch (const InputError& e) {
-      INFO(e.what());
-      CHECK(std::string(e.what()).find(fragment) != std::string::npos);
+      const std::string message = e.what();
+      INFO(message);
+      CHECK(message.find(fragment) != std::string::npos);
     }
   };
   expect_error(cp.substr(0, cp.size() / 2), "corrupt or truncated", o);
@@ -282,6 +284,14 @@ TEST_CASE("evolution: corrupt, truncated and mismatched checkpoints are refused 
   other.seed = 99;
   expect_error(cp, "different run configuration", other);
   expect_error("[]", "not a tilevolve checkpoint", o);
+  // Guard validation's pairs (late_cache) are checked as the checkpoint is read, like the cache.
+  nlohmann::json bad = nlohmann::json::parse(cp)["state"];
+  bad["late_cache"] = nlohmann::json::array({{{"config", "BM=7"}, {"rows", {0}}}});
+  const std::string fp = nlohmann::json::parse(cp)["fingerprint"].get<std::string>();
+  expect_error(checkpoint_text(bad, fp), "checkpoint cache: bad config 'BM=7'", o);
+  bad["late_cache"] =
+      nlohmann::json::array({{{"config", bad["cache"].at(0)["config"]}, {"rows", {1000000}}}});
+  expect_error(checkpoint_text(bad, fp), "row index out of range", o);
   std::filesystem::remove(dir + "/checkpoint.json");
   try {
     Evolution(*p, m, o, dir).resume();
