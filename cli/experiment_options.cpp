@@ -1,6 +1,7 @@
 #include "cli/experiment_options.hpp"
 
 #include "cli/number_checks.hpp"
+#include "evolve/evolution.hpp"
 #include "ir/error.hpp"
 
 #include <filesystem>
@@ -56,12 +57,15 @@ void add_sampled_sizes_option(CLI::App& cmd, int& sampled_sizes) {
 }
 
 void add_race_batch_option(CLI::App& cmd, int& race_batch) {
-  cmd.add_option("--race-batch", race_batch,
-                 "racing: once a run has spent half of its kernel-run cap (only runs with "
-                 "one race), a child past the probe shapes is timed on its new training pairs "
-                 "this many at a time, in a fixed random order, and stopped once its parent "
-                 "surely beats it (2 standard errors past --probe-margin); what racing stopped is "
-                 "timed in full at the end where the cap leaves room; 0 = off")
+  cmd.add_option(
+         "--race-batch", race_batch,
+         fmt::format("racing (only runs with a kernel-run cap race): once a run has spent {:g}% "
+                     "of its cap, and before that where a child's new training pairs would take "
+                     "{:g}% or more of what is left, a child past the probe shapes is timed on its "
+                     "new pairs this many at a time, in a fixed random order, and stopped once its "
+                     "parent surely beats it (2 standard errors past --probe-margin); what racing "
+                     "stopped is timed in full at the end where the cap leaves room; 0 = off",
+                     100 * kRaceFromCapShare, 100 * kRaceCostlyChildShare))
       ->check(integer_in(0, 1 << 20))
       ->capture_default_str();
 }

@@ -204,7 +204,8 @@ bool CascadeEvaluator::fits(const Program& p, const std::vector<std::size_t>& ro
 }
 
 Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe,
-                                      long long max_new_pairs, const Program* parent) {
+                                      long long max_new_pairs, const Program* parent,
+                                      long long race_from_new_pairs) {
   Evaluation ev;
   // Stage 0: static check, no timing.
   if (auto issues = problem_->static_issues(p); !issues.empty()) {
@@ -251,7 +252,9 @@ Evaluation CascadeEvaluator::evaluate(const Program& p, double reference_probe,
   // Stage 2: all training shapes, raced against the parent first.
   if (!fits(p, problem_->train_rows, max_new_pairs, "training shapes", ev)) return ev;
   const long long before_race = ev.kernel_runs;
-  if (parent && options_.enabled && options_.race_batch > 0 && !race(p, *parent, ev)) return ev;
+  if (parent && options_.enabled && options_.race_batch > 0 &&
+      !race(p, *parent, ev, race_from_new_pairs))
+    return ev;
   const long long raced = ev.kernel_runs - before_race; // timed by the race, not hits below
   if (!time_rows(p, problem_->train_rows, ev.train_times, ev, why)) {
     ev.stage = Stage::timing_failed;

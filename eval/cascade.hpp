@@ -87,11 +87,12 @@ public:
 
   /// Stages 0-2 for `p`; `reference_probe` is the parent's probe speedup (0 = no reference,
   /// so stage 1 never rejects), and with `parent` (fully timed) stage 2 races `p` against it
-  /// (CascadeOptions::race_batch). Updates the cache. With `max_new_pairs` >= 0, a stage whose
-  /// uncached pairs would take the program's kernel runs past it is not timed: stage
-  /// over_budget (the probe pairs of a program stopped at stage 2 stay timed and counted).
+  /// (CascadeOptions::race_batch) when it has at least `race_from_new_pairs` new training
+  /// pairs. Updates the cache. With `max_new_pairs` >= 0, a stage whose uncached pairs would
+  /// take the program's kernel runs past it is not timed: stage over_budget (the probe pairs
+  /// of a program stopped at stage 2 stay timed and counted).
   Evaluation evaluate(const Program& p, double reference_probe, long long max_new_pairs = -1,
-                      const Program* parent = nullptr);
+                      const Program* parent = nullptr, long long race_from_new_pairs = 0);
   /// Times `config` on table rows `rows` (distinct; no probe stage, no scoring): stage full
   /// with train_times one per row, static_reject when it cannot launch, timing_failed when a
   /// pair failed, over_budget (nothing timed) when its uncached pairs pass `max_new_pairs`
@@ -155,8 +156,9 @@ private:
             const char* what, Evaluation& ev) const;
   /// Stage 2's race of `p` against `parent` (cascade_race.cpp): times `p`'s new training pairs
   /// a batch at a time until the rest is too few for a batch (timed then by stage 2 itself);
-  /// false when it stopped `p` (ev: race_reject or timing_failed, with the reason).
-  bool race(const Program& p, const Program& parent, Evaluation& ev);
+  /// false when it stopped `p` (ev: race_reject or timing_failed, with the reason). A child
+  /// with fewer than `from_new_pairs` new pairs is not raced (true, nothing timed).
+  bool race(const Program& p, const Program& parent, Evaluation& ev, long long from_new_pairs);
   /// Times `p` on `rows`, filling `times`; returns false (with reason) if a pair failed.
   bool time_rows(const Program& p, const std::vector<std::size_t>& rows, std::vector<double>& times,
                  Evaluation& ev, std::string& reason);

@@ -26,7 +26,8 @@ double race_upper_bound(double known, const std::vector<double>& sample, std::si
   return (known + N * (mean + kRaceStandardErrors * se)) / total_weight;
 }
 
-bool CascadeEvaluator::race(const Program& p, const Program& parent, Evaluation& ev) {
+bool CascadeEvaluator::race(const Program& p, const Program& parent, Evaluation& ev,
+                            long long from_new_pairs) {
   const std::vector<std::size_t>& rows = problem_->train_rows;
   const std::vector<double>& w = problem_->train->weights();
   double total = 0, known = 0;
@@ -44,7 +45,8 @@ bool CascadeEvaluator::race(const Program& p, const Program& parent, Evaluation&
       known += w[i] * std::log(tp / tc);
   }
   const std::size_t batch = std::size_t(options_.race_batch);
-  if (fresh.size() <= batch || !(total > 0)) return true;
+  if (fresh.size() <= batch || (long long)fresh.size() < from_new_pairs || !(total > 0))
+    return true;
   // A fixed random order (the same on every platform), so a batch is a random sample. Keyed
   // by the shape's place among the training shapes, not by its table row: a split a study
   // derives from another's table (resplit) numbers its rows differently from a fresh load of

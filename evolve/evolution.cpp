@@ -291,12 +291,17 @@ Evolution::Child Evolution::settle(const ParentSample& sample, const std::string
       // the run stops there. (Going on with the programs that fit, on pairs already timed,
       // was measured: no better on the replay protocols, and each proposal costs an LLM call.)
       // Racing saves kernel runs where they run short: from half the cap on (none without a
-      // cap). Earlier, and in uncapped runs, a losing child is timed in full as before and
-      // joins the database (racing from the start cost the measured protocol on mi300x 0.85
-      // points; README, "Racing").
-      const bool racing = kernel_runs_left() >= 0 && double(s.counters.kernel_runs) >=
-                                                         kRaceFromCapShare * double(kernel_cap());
-      ev = s.eval.evaluate(child, ref, kernel_runs_left(), racing ? &parent.program : nullptr);
+      // cap), and before that for a child whose new pairs would take at least
+      // kRaceCostlyChildShare of what is left. Other children, and every child of an uncapped
+      // run, are timed in full as before and join the database (racing every child from the
+      // start cost the measured protocol on mi300x 0.85 points; README, "Racing").
+      const long long left_now = kernel_runs_left();
+      const bool late = left_now >= 0 &&
+                        double(s.counters.kernel_runs) >= kRaceFromCapShare * double(kernel_cap());
+      const long long race_from =
+          late ? 0 : (long long)std::ceil(kRaceCostlyChildShare * double(left_now));
+      ev = s.eval.evaluate(child, ref, left_now, left_now >= 0 ? &parent.program : nullptr,
+                           race_from);
       if (ev.stage == Stage::race_reject) s.raced.push_back(child);
       if (ev.stage != Stage::static_reject) s.behaviours.insert(decisions);
       stage = ev.stage;

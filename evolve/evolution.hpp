@@ -47,6 +47,10 @@ inline constexpr double kPolishShare = 0.5;
 /// A capped run races children (CascadeOptions::race_batch) once it has spent this share of
 /// its kernel-run cap.
 inline constexpr double kRaceFromCapShare = 0.5;
+/// Before that, a capped run races a child whose new training pairs would take at least this
+/// share of what is left of the cap (a child that small a share cannot cost is timed in full,
+/// so where the cap is far from binding nothing changes).
+inline constexpr double kRaceCostlyChildShare = 0.04;
 
 /// True when `op`, a key of EvolutionResult::per_operator, is a step of the run rather than an
 /// edit of the mutator (seeding, model selection, race completion, exploration, polish, guard

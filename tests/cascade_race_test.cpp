@@ -83,9 +83,21 @@ TEST_CASE(
   REQUIRE(off.evaluate(parent, 0.0).stage == Stage::full);
   CHECK(off.evaluate(loser, 0.0, -1, &parent).stage == Stage::full);
 
+  // With a threshold on the child's new pairs: raced at exactly that many, timed in full above
+  // one pair fewer than it has.
+  o.race_batch = 8;
+  const long long fresh = train - probes;
+  CascadeEvaluator at(p, o);
+  REQUIRE(at.evaluate(parent, 0.0).stage == Stage::full);
+  CHECK(at.evaluate(loser, 0.0, -1, &parent, fresh).stage == Stage::race_reject);
+  CascadeEvaluator above(p, o);
+  REQUIRE(above.evaluate(parent, 0.0).stage == Stage::full);
+  const Evaluation spared = above.evaluate(loser, 0.0, -1, &parent, fresh + 1);
+  CHECK(spared.stage == Stage::full);
+  CHECK(spared.kernel_runs == train);
+
   // The parent raced against the loser (it wins everywhere): timed in full, the same figures
   // as without racing.
-  o.race_batch = 8;
   CascadeEvaluator back(p, o);
   REQUIRE(back.evaluate(loser, 0.0).stage == Stage::full);
   const Evaluation winner = back.evaluate(parent, 0.0, -1, &loser);
@@ -126,21 +138,31 @@ TEST_CASE("racing in a run: stopped children counted, and timed in full at the e
   CHECK(r.counters.kernel_runs <= (long long)(0.30 * double(r.exhaustive_train_runs)));
   const std::string events = read_file(dir.at("run") + "/events.ndjson");
   CHECK(events.find("\"event\":\"race_completion\"") != std::string::npos);
-  // Racing starts once half the cap is spent: every raced child comes after that.
+  // Racing starts once half the cap is spent; before that, only a child whose new pairs take
+  // at least kRaceCostlyChildShare of what is left of the cap is raced.
   const long long cap = (long long)(0.30 * double(r.exhaustive_train_runs));
-  long long spent = 0, raced = 0, hits = 0;
+  long long spent = 0, raced = 0, early = 0, hits = 0;
   std::istringstream in(events);
   for (std::string line; std::getline(in, line);) {
     const auto e = nlohmann::json::parse(line);
     if (e["event"] != "program") continue;
     if (e["stage"] == "race_reject") {
       ++raced;
-      CHECK(2 * spent >= cap);
       CHECK(e["kernel_runs"].get<long long>() > 0);
+      if (2 * spent < cap) {
+        ++early;
+        // "raced: after N of its M new training pairs, ..."
+        const std::string why = e["reason"];
+        const auto at = why.find(" of its ");
+        REQUIRE(at != std::string::npos);
+        const long long fresh = std::stoll(why.substr(at + 8));
+        CHECK(double(fresh) >= kRaceCostlyChildShare * double(cap - spent));
+      }
     }
     spent += e["kernel_runs"].get<long long>();
     hits += e["cache_hits"].get<long long>();
   }
+  CHECK(early > 0); // the costly-child rule was exercised
   CHECK(raced == r.counters.race_reject);
   CHECK(hits == r.counters.cache_hits); // a pair the race timed is not a hit as well
   // Resuming the finished run completes from its cache: no kernel run more, the same result.
