@@ -128,6 +128,11 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "analytic model ranks first are timed on the leaf's shapes, before polish and refit "
       "validation; without a cap, at most 1% of the kernel runs of exhaustive tuning of the "
       "training shapes, and never past 4% for the whole run; not with --folds)");
+  off("--no-analytic-seed", s.analytic_seed,
+      "start the search from the expert alone (by default, on a recorded table under a "
+      "kernel-run cap, the decision tree the analytic model of the GPU fits on the training "
+      "shapes starts it too: timed on the training shapes raced against the expert, so where "
+      "the model misjudges the table it stops after a few kernel runs)");
 }
 
 void check_report_dir(const std::string& out) {

@@ -41,6 +41,7 @@ struct ResultSwitches {
   bool& guard_returns;    ///< --no-guard-returns
   bool& polish;           ///< --no-polish
   bool& explore;          ///< --no-explore
+  bool& analytic_seed;    ///< --no-analytic-seed
   bool& optimism_charge;  ///< --no-optimism-charge
 };
 /// Adds the flags of `s`, each turning its step off.
@@ -55,6 +56,7 @@ template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
                                          .guard_returns = o.guard_returns,
                                          .polish = o.polish,
                                          .explore = o.explore,
+                                         .analytic_seed = o.analytic_seed,
                                          .optimism_charge = o.optimism_charge});
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }

@@ -91,6 +91,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"guard_returns", r.options.guard_returns},
       {"polish", r.options.polish},
       {"explore", r.options.explore},
+      {"analytic_seed", r.options.analytic_seed},
       {"optimism_charge", r.options.optimism_charge},
       {"sampled_sizes", r.options.sampled_sizes},
       {"race_batch", r.options.race_batch},

@@ -7,6 +7,7 @@
 // run state they share (Evolution::State) is evolution_detail.hpp.
 #include "evolve/evolution.hpp"
 
+#include "evolve/analytic_seed.hpp"
 #include "evolve/attempt_history.hpp"
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
@@ -27,6 +28,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -36,6 +38,25 @@ namespace {
 
 /// Measured configs per training shape the mutator is shown (the fastest ones).
 constexpr std::size_t kMeasuredPerShape = 64;
+
+/// The `program` event of a seed (op "seed", no parent, program number 0): its stage, kernel
+/// runs and cache hits, the reason it stopped, its probe figure and `train` when given.
+nlohmann::json seed_event(std::uint64_t id, const Evaluation& ev, std::optional<double> train) {
+  nlohmann::json e{{"event", "program"},
+                   {"n", 0},
+                   {"id", id},
+                   {"parent", 0},
+                   {"inspirations", nlohmann::json::array()},
+                   {"island", -1},
+                   {"op", "seed"},
+                   {"stage", stage_name(ev.stage)},
+                   {"kernel_runs", ev.kernel_runs},
+                   {"cache_hits", ev.cache_hits}};
+  if (!ev.reason.empty()) e["reason"] = ev.reason;
+  if (ev.probe.valid) e["probe"] = ev.probe.speedup_vs_expert;
+  if (train) e["train"] = *train;
+  return e;
+}
 
 long long& stage_counter(Counters& c, Stage s) {
   switch (s) {
@@ -181,20 +202,64 @@ void Evolution::seed_run() {
   s.lineage.add({c.id, "seed", "full", c.score}, 0, {});
   s.improvements.push_back({0, c.id, c.score, "seed"});
   write_backend_events();
-  if (s.events)
-    s.events->write({{"event", "program"},
-                     {"n", 0},
-                     {"id", c.id},
-                     {"parent", 0},
-                     {"inspirations", nlohmann::json::array()},
-                     {"island", -1},
-                     {"op", "seed"},
-                     {"stage", "full"},
-                     {"probe", ev.probe.speedup_vs_expert},
-                     {"train", c.score},
-                     {"kernel_runs", ev.kernel_runs},
-                     {"cache_hits", ev.cache_hits}});
+  if (s.events) s.events->write(seed_event(c.id, ev, c.score));
+  if (options_.analytic_seed && kernel_runs_left() >= 0 && analytic_seed_applies(*problem_))
+    seed_analytic();
   s.seeded = true;
+}
+
+void Evolution::seed_analytic() {
+  State& s = *s_;
+  const Program& expert = problem_->expert;
+  const int leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
+  const std::optional<Program> tree = analytic_seed_tree(*problem_, s.train_shapes, leaves);
+  if (!tree || *tree == expert || !problem_->static_issues(*tree).empty()) return;
+  // Raced against the expert from its first pair, after the expert's probe shapes: a tree the
+  // table does not bear out costs a few kernel runs, not one per training shape.
+  const double ref = s.eval.cached_probe_score(expert).speedup_vs_expert;
+  const Evaluation ev = s.eval.evaluate(*tree, ref, kernel_runs_left(), &expert, 0);
+  s.counters.kernel_runs += ev.kernel_runs;
+  s.counters.cache_hits += ev.cache_hits;
+  Counters& mine = s.per_op["analytic seed"];
+  mine.kernel_runs += ev.kernel_runs;
+  mine.cache_hits += ev.cache_hits;
+  stage_counter(mine, ev.stage) = 1;
+  Candidate c;
+  c.id = s.next_id++;
+  c.program = *tree;
+  c.score = ev.stage == Stage::full ? selection_score(ev.train.speedup_vs_expert, *tree) : 0.0;
+  s.seen.insert(hash_value(*tree));
+  if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(*tree, *problem_));
+  s.lineage.add({c.id, "seed", std::string(stage_name(ev.stage)), c.score}, 0, {});
+  const bool new_best = ev.stage == Stage::full && c.score > s.best.score;
+  if (ev.stage == Stage::full) {
+    for (int i = 0; i < s.db.islands(); ++i) {
+      c.island = i;
+      s.db.add(c, s.rng);
+    }
+    s.front.offer({c, ev.train.speedup_vs_expert, "seed", ""});
+    for (std::size_t i = 0; i < ev.train_times.size(); ++i)
+      if (ev.train_times[i] < s.best_times[i]) {
+        s.best_times[i] = ev.train_times[i];
+        s.best_configs[i] = tree->choose(s.train_shapes[i]);
+      }
+    if (new_best) {
+      s.best = c;
+      s.improvements.push_back({0, c.id, c.score, "seed"});
+    }
+  }
+  if (!s.events) return;
+  nlohmann::json e = seed_event(
+      c.id, ev,
+      ev.stage == Stage::full ? std::optional<double>(ev.train.speedup_vs_expert) : std::nullopt);
+  e["seed"] = "analytic";
+  s.events->write(e);
+  if (new_best) {
+    nlohmann::json b{
+        {"event", "new_best"}, {"n", 0}, {"id", c.id}, {"score", c.score}, {"op", "seed"}};
+    if (s.viewer) b.update(s.viewer->best_fields(s.best.program));
+    s.events->write(b);
+  }
 }
 
 // One child of a parent, once the cascade (or an earlier stage) is done with it.

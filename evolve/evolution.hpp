@@ -143,6 +143,11 @@ struct EvolutionOptions {
   /// those the analytic model ranks first, before polish and refit validation. Off: the run's
   /// measurements are the search's. Not with model selection (folds > 0).
   bool explore = true;
+  /// The analytic seed (evolve/analytic_seed.hpp): where the timings come from a complete table
+  /// (not the analytic model itself) and the run has a kernel-run cap, the decision tree the
+  /// analytic model fits on the training shapes joins the expert as a starting program, raced
+  /// against the expert. Off: the expert alone.
+  bool analytic_seed = true;
   /// Refit validation (evolve/refit_validation.hpp): decision trees refitted on the run's own
   /// measurements are cross-validated over folds of the training shapes, and the best one
   /// becomes the result when its held-out gain over the searched program's training figure
@@ -314,6 +319,10 @@ private:
                const MutationReply& reply, const std::string* merged_text,
                const std::vector<std::uint64_t>& merged_from);
   void seed_run();
+  /// seed_run's second start on recorded timings under a cap (EvolutionOptions::analytic_seed):
+  /// the analytic model's tree, raced against the expert; it joins the database when timed in
+  /// full. Its kernel runs count under per_operator "analytic seed".
+  void seed_analytic();
   void step_batch(long long count);
   void write_checkpoint();
   void load_checkpoint();

@@ -37,6 +37,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"guard_returns", guard_returns},
                    {"polish", polish},
                    {"explore", explore},
+                   {"analytic_seed", analytic_seed},
                    {"refit_validation", refit_validation},
                    {"optimism_charge", optimism_charge},
                    {"sampled_sizes", sampled_sizes},
@@ -131,6 +132,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
   // Runs written before leaf exploration left what the search did not spend of the cap unspent.
   o.explore = j.contains("explore") ? get_field<bool>(j, "explore", w) : false;
+  // Runs written before the analytic seed started from the expert alone.
+  o.analytic_seed = j.contains("analytic_seed") ? get_field<bool>(j, "analytic_seed", w) : false;
   o.refit_validation =
       j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
   // Runs written before the optimism charge compared the training figure as it was.

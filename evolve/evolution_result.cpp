@@ -139,8 +139,8 @@ std::vector<std::vector<double>> analytic_prior(const Problem& problem,
 } // namespace
 
 bool is_run_step(const std::string& op) {
-  return op == "seed" || op == "selection" || op == "race completion" || op == "exploration" ||
-         op == "polish" || op == "guard validation" || op == "sampled sizes";
+  return op == "seed" || op == "analytic seed" || op == "selection" || op == "race completion" ||
+         op == "exploration" || op == "polish" || op == "guard validation" || op == "sampled sizes";
 }
 
 Program Evolution::measured_tree(int leaves) const {

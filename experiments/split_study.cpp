@@ -134,6 +134,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.guard_returns = options.guard_returns;
       spec.options.polish = options.polish;
       spec.options.explore = options.explore;
+      spec.options.analytic_seed = options.analytic_seed;
       spec.options.optimism_charge = options.optimism_charge;
       spec.options.sampled_sizes = r.options.sampled_sizes; // resolved above
       spec.options.cascade.race_batch = options.race_batch;
@@ -251,6 +252,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.wave_guards && !options.guard_returns ? ", no guard returns" : std::string()) +
           (options.polish ? std::string() : ", no leaf polish") +
           (options.explore ? std::string() : ", no leaf exploration") +
+          (options.analytic_seed ? std::string() : ", no analytic seed") +
           (options.race_batch > 0 ? std::string() : ", no racing") +
           (r.options.sampled_sizes > 0 ? fmt::format(", {} sampled sizes", r.options.sampled_sizes)
                                        : std::string()),

@@ -36,6 +36,7 @@ struct SplitStudyOptions {
   bool guard_returns = true;    ///< EvolutionOptions::guard_returns
   bool polish = true;           ///< EvolutionOptions::polish
   bool explore = true;          ///< EvolutionOptions::explore
+  bool analytic_seed = true;    ///< EvolutionOptions::analytic_seed
   bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge
   int sampled_sizes = -1;       ///< EvolutionOptions::sampled_sizes (-1: the backend's default)
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)

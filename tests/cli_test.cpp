@@ -410,16 +410,33 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   check_splits_flag("--no-explore", "explore");
 }
 
+TEST_CASE("cli: evolve on a recorded table starts from the analytic model's tree too, "
+          "--no-analytic-seed does not") {
+  const std::string args =
+      "evolve --backend replay:" TILEVOLVE_SOURCE_DIR "/data/replay/a100_timm_mm.txt --budget 300";
+  const auto [a, b] = json_on_off(args, "--no-analytic-seed");
+  REQUIRE(a["per_operator"].contains("analytic seed"));
+  CHECK(a["per_operator"]["analytic seed"]["full"] == 1);
+  CHECK(a["per_operator"]["analytic seed"]["kernel_runs"].get<long long>() > 0);
+  CHECK_FALSE(b["per_operator"].contains("analytic seed"));
+  const Run summary = run(args);
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("The analytic model's decision tree on the training shapes started") !=
+        std::string::npos);
+  CHECK(run("evolve --help").out.find("--no-analytic-seed") != std::string::npos);
+  check_splits_flag("--no-analytic-seed", "analytic_seed");
+}
+
 TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-guard-validation "
           "keeps them") {
-  // On the H200 table with seed 0, a fold's guard sends a held-out lecture shape to a later
+  // On the H200 table with seed 2, a fold's guard sends a held-out lecture shape to a later
   // rule whose config the run measured as slower there: that rule's guard goes.
   const auto a = check_result_step("--no-guard-validation", "guard_validation",
                                    "Guard validation (guards placed on folds",
                                    "evolve --backend table:" TILEVOLVE_SOURCE_DIR
                                    "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
                                    "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
-                                   "/data/shapes/lecture.csv --seed 0");
+                                   "/data/shapes/lecture.csv --seed 2");
   CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on rules") !=
         std::string::npos);
   check_splits_flag("--no-guard-validation", "guard_validation");

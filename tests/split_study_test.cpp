@@ -247,6 +247,9 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
   // Racing off: what it stops, a capped run times in full at the end, so with it a stopped run
   // may time more pairs than one that ran to the budget without a cap (cascade_race_test).
   o.race_batch = 0;
+  // And no analytic seed: it starts capped runs only, so a capped run would time its pairs
+  // where the uncapped one does not (analytic_seed_test).
+  o.analytic_seed = false;
   // On recorded timings a run stops by default after 200 programs without a new best or at
   // 30% of exhaustive tuning; without either stop every run goes to the budget.
   const SplitStudyResult defaults = run_split_study(o);

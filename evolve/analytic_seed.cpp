@@ -1,0 +1,55 @@
+#include "evolve/analytic_seed.hpp"
+
+#include "eval/analytic_backend.hpp"
+#include "eval/decision_tree.hpp"
+#include "evolve/refit.hpp"
+#include "models/analytic_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tv {
+
+bool analytic_seed_applies(const Problem& problem) {
+  return problem.backend && problem.table && problem.backend->complete_table() &&
+         !dynamic_cast<const AnalyticBackend*>(problem.backend.get());
+}
+
+std::optional<Program> analytic_seed_tree(const Problem& problem,
+                                          const std::vector<Shape>& train_shapes, int max_leaves) {
+  const std::vector<Config> space = problem.table->configs();
+  std::vector<ShapeFeedback> feedback;
+  for (std::size_t i = 0; i < train_shapes.size() && i < problem.train_rows.size(); ++i) {
+    ShapeFeedback f;
+    f.shape = train_shapes[i];
+    std::vector<MeasuredConfigs::Entry> predicted;
+    for (std::size_t k = 0; k < space.size(); ++k) {
+      // The model knows nothing of the vendor library; and a pair the table cannot run is no
+      // candidate.
+      if (space[k].vendor || !std::isfinite(problem.table->time(problem.train_rows[i], k)))
+        continue;
+      const double t = model_time(f.shape, space[k], problem.gpu);
+      if (t > 0 && std::isfinite(t)) predicted.emplace_back(t, space[k]);
+    }
+    if (predicted.empty()) continue; // nothing the table runs here: the tree ignores the shape
+    std::stable_sort(predicted.begin(), predicted.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    f.config = predicted.front().second;
+    f.seconds = f.best_seconds = predicted.front().first;
+    f.best_config = predicted.front().second;
+    // The refit scores leaves by log speedup over this time; any positive reference will do,
+    // the model's time of the expert's choice where it has one.
+    const double expert = model_time(f.shape, problem.expert.choose(f.shape), problem.gpu);
+    f.expert_seconds = expert > 0 && std::isfinite(expert) ? expert : predicted.back().first;
+    f.measured = std::move(predicted);
+    feedback.push_back(std::move(f));
+  }
+  if (feedback.empty()) return std::nullopt;
+  RefitChoice choice;
+  choice.max_leaves = std::max(1, max_leaves);
+  choice.features = default_tree_features();
+  choice.units = problem.gpu.units;
+  return refit_program(feedback, choice);
+}
+
+} // namespace tv
