@@ -174,14 +174,19 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
   out += sampled_text(r);
-  if (const auto a = r.per_operator.find("analytic seed"); a != r.per_operator.end())
+  if (const auto a = r.per_operator.find("analytic seed"); a != r.per_operator.end()) {
+    const Counters& c = a->second;
+    const char* fate = c.full > 0            ? "timed in full, it joined the database"
+                       : c.probe_reject > 0  ? "stopped at the probe shapes"
+                       : c.race_reject > 0   ? "stopped by the race"
+                       : c.over_budget > 0   ? "not timed: its pairs did not fit in the cap"
+                       : c.timing_failed > 0 ? "a pair of it failed to time"
+                                             : "not timed";
     out += fmt::format(
         "The analytic model's decision tree on the training shapes started the search beside the "
         "expert, raced against it: {} ({}; --no-analytic-seed starts from the expert alone).\n\n",
-        a->second.full > 0
-            ? "timed in full, it joined the database"
-            : (a->second.probe_reject > 0 ? "stopped at the probe shapes" : "stopped by the race"),
-        counted(a->second.kernel_runs, "kernel run", "kernel runs"));
+        fate, counted(c.kernel_runs, "kernel run", "kernel runs"));
+  }
   if (!r.exploration.empty())
     out += fmt::format("Leaf exploration timed configs on the leaves of trees refitted on the "
                        "run's measurements, with what the search left of the kernel-run cap "

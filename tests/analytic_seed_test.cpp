@@ -127,6 +127,12 @@ TEST_CASE("analytic seed in a run: timed in full where the model is a good guide
   const auto raced = analytic_seed_events(dir.at("random"));
   REQUIRE(raced.size() == 1);
   CHECK(raced[0]["stage"] != "full");
+  const std::string said =
+      summary_text(*random, rr,
+                   compute_baselines(*random->train, *random->test, random->expert,
+                                     random->backend.get(), random->spec.tree_leaves));
+  CHECK(said.find(ar.race_reject ? "stopped by the race" : "stopped at the probe shapes") !=
+        std::string::npos);
 
   // Off, or on the analytic model, or without a cap: none.
   EvolutionOptions off = o;
