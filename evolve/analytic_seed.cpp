@@ -2,6 +2,7 @@
 
 #include "eval/analytic_backend.hpp"
 #include "eval/decision_tree.hpp"
+#include "evolve/model_times.hpp"
 #include "evolve/refit.hpp"
 #include "models/analytic_model.hpp"
 
@@ -18,19 +19,16 @@ bool analytic_seed_applies(const Problem& problem) {
 std::optional<Program> analytic_seed_tree(const Problem& problem,
                                           const std::vector<Shape>& train_shapes, int max_leaves) {
   const std::vector<Config> space = problem.table->configs();
+  const std::vector<std::vector<double>> times = model_times(problem, train_shapes, space);
   std::vector<ShapeFeedback> feedback;
-  for (std::size_t i = 0; i < train_shapes.size() && i < problem.train_rows.size(); ++i) {
+  for (std::size_t i = 0; i < times.size(); ++i) {
     ShapeFeedback f;
     f.shape = train_shapes[i];
     std::vector<MeasuredConfigs::Entry> predicted;
-    for (std::size_t k = 0; k < space.size(); ++k) {
-      // The model knows nothing of the vendor library; and a pair the table cannot run is no
-      // candidate.
-      if (space[k].vendor || !std::isfinite(problem.table->time(problem.train_rows[i], k)))
-        continue;
-      const double t = model_time(f.shape, space[k], problem.gpu);
-      if (t > 0 && std::isfinite(t)) predicted.emplace_back(t, space[k]);
-    }
+    // The model knows nothing of the vendor library (model_times prices a stand-in).
+    for (std::size_t k = 0; k < space.size(); ++k)
+      if (!space[k].vendor && std::isfinite(times[i][k]))
+        predicted.emplace_back(times[i][k], space[k]);
     if (predicted.empty()) continue; // nothing the table runs here: the tree ignores the shape
     std::stable_sort(predicted.begin(), predicted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -10,6 +10,7 @@
 #include "evolve/guard_validation.hpp"
 #include "evolve/leaf_explore.hpp"
 #include "evolve/leaf_polish.hpp"
+#include "evolve/model_times.hpp"
 #include "evolve/refit.hpp"
 #include "evolve/refit_validation.hpp"
 #include "evolve/run_dir.hpp"
@@ -92,46 +93,28 @@ void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
   r.wave_guards = std::move(guarded.changes);
 }
 
-/// The configs polish and exploration may try: the table's on recorded timings, the GPU's
-/// launchable space otherwise.
-std::vector<Config> config_space(const Problem& problem) {
-  return problem.backend->complete_table() ? problem.table->configs()
-                                           : model_configs(problem.gpu, problem.dtypes());
-}
-
 /// Past this many (training shape, config) cells (64 MB of doubles) leaf exploration goes by
 /// the measured winners alone.
 constexpr std::size_t kMaxPriorCells = std::size_t(1) << 23;
 
 /// Leaf exploration's prior (ExploreHooks::prior): the analytic model's log slowdown of each
-/// config of `space` (set to config_space) against the fastest of them, per training shape:
-/// +infinity where the table cannot run the pair (recorded timings) or the config does not
-/// launch for the shape's dtype (otherwise). `space` is left empty, and so is the result, past
+/// config of `space` (set to config_space) against the fastest of them, per training shape;
+/// +infinity where model_times has none. `space` is left empty, and so is the result, past
 /// kMaxPriorCells.
 std::vector<std::vector<double>> analytic_prior(const Problem& problem,
                                                 const std::vector<Shape>& train_shapes,
                                                 std::vector<Config>& space) {
-  const bool table = problem.backend->complete_table();
   space = config_space(problem);
   if (space.size() * train_shapes.size() > kMaxPriorCells) {
     space.clear();
     return {};
   }
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<double>> prior(train_shapes.size());
-  for (std::size_t i = 0; i < train_shapes.size(); ++i) {
-    std::vector<double>& p = prior[i];
-    p.assign(space.size(), inf);
-    double best = inf;
-    for (std::size_t k = 0; k < space.size(); ++k) {
-      const bool runs = table ? std::isfinite(problem.table->time(problem.train_rows[i], k))
-                              : !launch_problem(space[k], problem.gpu, train_shapes[i].dtype);
-      if (!runs) continue;
-      p[k] = model_time(train_shapes[i], space[k], problem.gpu);
-      if (p[k] > 0) best = std::min(best, p[k]);
-    }
+  std::vector<std::vector<double>> prior = model_times(problem, train_shapes, space);
+  for (std::vector<double>& p : prior) {
+    if (p.empty()) continue;
+    const double best = *std::min_element(p.begin(), p.end());
     for (double& v : p)
-      v = v > 0 && std::isfinite(v) ? std::log(v / best) : inf;
+      v = std::isfinite(v) ? std::log(v / best) : std::numeric_limits<double>::infinity();
   }
   return prior;
 }

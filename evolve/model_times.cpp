@@ -1,0 +1,36 @@
+#include "evolve/model_times.hpp"
+
+#include "models/analytic_model.hpp"
+#include "models/launch.hpp"
+#include "models/time_table.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace tv {
+
+std::vector<Config> config_space(const Problem& problem) {
+  return problem.backend->complete_table() ? problem.table->configs()
+                                           : model_configs(problem.gpu, problem.dtypes());
+}
+
+std::vector<std::vector<double>> model_times(const Problem& problem,
+                                             const std::vector<Shape>& train_shapes,
+                                             const std::vector<Config>& space) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const bool table = problem.backend->complete_table();
+  std::vector<std::vector<double>> out(std::min(train_shapes.size(), problem.train_rows.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].assign(space.size(), inf);
+    for (std::size_t k = 0; k < space.size(); ++k) {
+      const bool runs = table ? std::isfinite(problem.table->time(problem.train_rows[i], k))
+                              : !launch_problem(space[k], problem.gpu, train_shapes[i].dtype);
+      if (!runs) continue;
+      const double t = model_time(train_shapes[i], space[k], problem.gpu);
+      if (t > 0 && std::isfinite(t)) out[i][k] = t;
+    }
+  }
+  return out;
+}
+
+} // namespace tv
