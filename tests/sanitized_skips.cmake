@@ -2,12 +2,15 @@
 # "Not Run (Disabled)". Each checks one of the Python scripts of scripts/ against the binary (its
 # commands parse, its options do what they say); the C++ they reach is run sanitized by the
 # tests of the commands themselves, and sanitized they were the suite's most expensive tests in
-# CPU (user+sys, one at a time on the 2-core machine: 70 and 30 CPU-s of the suite's 925). The
-# release suite runs them. ctest ignores a name it does not know; tests/test_costs_test.cpp
+# CPU (user+sys, one at a time on the 2-core machine: 70 and 30 CPU-s of the suite's 925); the
+# two of scripts/ab_panel.py run its 21 commands tiny and two replay studies of 20 x 5 (14 CPU-s
+# both, release). The release suite runs them. ctest ignores a name it does not know; tests/test_costs_test.cpp
 # checks every name.
 set(tilevolve_sanitized_skips
   [==[protocols script: every listed command is one the tool accepts]==]
-  [==[protocols script: --first-split moves the split studies, not the fixed pairs]==])
+  [==[protocols script: --first-split moves the split studies, not the fixed pairs]==]
+  [==[ab panel script: every listed command is one the tool accepts]==]
+  [==[ab panel script: an A/B of one row, its figures the binary's]==])
 foreach(name IN LISTS tilevolve_sanitized_skips)
   set_tests_properties("${name}" PROPERTIES DISABLED TRUE)
 endforeach()
