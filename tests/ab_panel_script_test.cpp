@@ -3,6 +3,7 @@
 // exit 2. The whole panel takes minutes and runs by hand.
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_match.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -13,13 +14,11 @@
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace ab_panel_script_test {
 
+using tv::test::contains;
+
 namespace {
 
 const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/ab_panel.py";
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 } // namespace
 
@@ -27,30 +26,25 @@ TEST_CASE("ab panel script: every listed command is one the tool accepts") {
   const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
-  CHECK(has(listed.out, "replay A100 timm, splits 20-39\n"));
-  CHECK(has(listed.out, "measured H200 lecture -> six models\n"));
-  CHECK(!has(listed.out, "untrimmed")); // only with --shared
-  std::size_t commands = 0, pos = 0;
-  while ((pos = listed.out.find("\n  tilevolve ", pos)) != std::string::npos) {
-    pos += 3;
-    std::string cmd = listed.out.substr(pos, listed.out.find('\n', pos) - pos);
+  CHECK(contains(listed.out, "replay A100 timm, splits 20-39\n"));
+  CHECK(contains(listed.out, "measured H200 lecture -> six models\n"));
+  CHECK(!contains(listed.out, "untrimmed")); // only with --shared
+  const auto commands = tv::test::listed_commands(listed.out);
+  for (std::string cmd : commands) {
     // Made tiny (one split, one seed, no proposals): a wrong flag or file would exit 2 here.
     for (const char* big : {"--splits 20", "--seeds 5", "--seeds 10"})
-      if (std::size_t b = cmd.find(big); b != std::string::npos)
-        cmd.replace(b, std::string(big).size(),
-                    std::string(big).substr(0, std::string(big).find(' ')) + " 1");
+      cmd = tv::test::replaced_first(cmd, big, std::string(big, std::string(big).find(' ')) + " 1");
     cmd.replace(0, 9, TILEVOLVE_BINARY);
     const auto ran = tv::test::run_shell("cd " TILEVOLVE_SOURCE_DIR " && " + cmd +
                                          " --budget 0 > /dev/null 2>&1");
     INFO(cmd);
     CHECK(ran.status == 0);
-    ++commands;
   }
-  CHECK(commands == 2 * 7 + 7); // two windows of 7 tables, and 7 transfers
+  CHECK(commands.size() == 2 * 7 + 7); // two windows of 7 tables, and 7 transfers
   // A third window adds a row per table.
   const auto three = tv::test::run_shell(kScript + " --list --windows " + "0,20,40 2>&1");
   REQUIRE(three.status == 0);
-  CHECK(has(three.out, "replay H100 random, splits 40-59\n"));
+  CHECK(contains(three.out, "replay H100 random, splits 40-59\n"));
 }
 
 TEST_CASE("ab panel script: an A/B of one row, its figures the binary's") {
@@ -61,9 +55,9 @@ TEST_CASE("ab panel script: an A/B of one row, its figures the binary's") {
       "--only 'A100 timm, splits' --json " + json + " 2>&1");
   INFO(ran.out);
   REQUIRE(ran.status == 0);
-  CHECK(has(ran.out, "replay A100 timm, splits 0-19"));
-  CHECK(has(ran.out, "split studies (1 rows): mean "));
-  CHECK(has(ran.out, "paired difference"));
+  CHECK(contains(ran.out, "replay A100 timm, splits 0-19"));
+  CHECK(contains(ran.out, "split studies (1 rows): mean "));
+  CHECK(contains(ran.out, "paired difference"));
   std::ifstream in(json);
   const auto j = nlohmann::json::parse(in);
   const double base = j["figures"]["base"]["replay A100 timm, splits 0-19"].get<double>();
@@ -86,19 +80,19 @@ TEST_CASE("ab panel script: an A/B of one row, its figures the binary's") {
 TEST_CASE("ab panel script: bad options exit 2 and say why") {
   const auto none = tv::test::run_shell(kScript + " --only no-such-row 2>&1");
   CHECK(none.status == 2);
-  CHECK(has(none.out, "no row name contains 'no-such-row'"));
+  CHECK(contains(none.out, "no row name contains 'no-such-row'"));
   const auto tool = tv::test::run_shell(kScript + " --base /nonexistent/tilevolve 2>&1");
   CHECK(tool.status == 2);
-  CHECK(has(tool.out, "no tilevolve binary at /nonexistent/tilevolve (--base)"));
+  CHECK(contains(tool.out, "no tilevolve binary at /nonexistent/tilevolve (--base)"));
   const auto windows = tv::test::run_shell(kScript + " --windows 0,x 2>&1");
   CHECK(windows.status == 2);
-  CHECK(has(windows.out, "--windows wants first split seeds like 0,20"));
+  CHECK(contains(windows.out, "--windows wants first split seeds like 0,20"));
   const auto shared = tv::test::run_shell(kScript + " --shared /nonexistent --list 2>&1");
   CHECK(shared.status == 2);
-  CHECK(has(shared.out, "--shared /nonexistent: no a100_hf_train_mm.txt"));
+  CHECK(contains(shared.out, "--shared /nonexistent: no a100_hf_train_mm.txt"));
   const auto seeds = tv::test::run_shell(kScript + " --transfer-seeds 0 2>&1");
   CHECK(seeds.status == 2);
-  CHECK(has(seeds.out, "--transfer-seeds must be at least 1"));
+  CHECK(contains(seeds.out, "--transfer-seeds must be at least 1"));
 }
 
 } // namespace ab_panel_script_test

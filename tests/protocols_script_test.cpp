@@ -3,6 +3,7 @@
 // what the binary printed, and bad options exit 2. The full set takes minutes and runs by hand.
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_match.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -15,13 +16,11 @@
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace protocols_script_test {
 
+using tv::test::contains;
+
 namespace {
 
 const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/protocols.py";
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 } // namespace
 
@@ -30,44 +29,38 @@ TEST_CASE("protocols script: every listed command is one the tool accepts") {
   const auto listed = tv::test::run_shell(kScript + " --list --wide 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
-  CHECK(has(listed.out, "replay A100 HF half/half, 20 x 5"));
-  CHECK(has(listed.out, "wide: replay A100 timm -> HF, seeds 0-4"));
-  CHECK(has(listed.out, "wide: lecture -> six models, mi355x"));
-  CHECK(has(listed.out, "wide: lecture -> other models, h100\n"));
+  CHECK(contains(listed.out, "replay A100 HF half/half, 20 x 5"));
+  CHECK(contains(listed.out, "wide: replay A100 timm -> HF, seeds 0-4"));
+  CHECK(contains(listed.out, "wide: lecture -> six models, mi355x"));
+  CHECK(contains(listed.out, "wide: lecture -> other models, h100\n"));
   // Each command, with its runs made tiny (one split, one seed, --budget 0), runs: a wrong flag
   // or file name would exit 2 here.
-  std::size_t commands = 0, pos = 0;
-  while ((pos = listed.out.find("\n  tilevolve ", pos)) != std::string::npos) {
-    pos += 3;
-    std::string cmd = listed.out.substr(pos, listed.out.find('\n', pos) - pos);
+  const auto commands = tv::test::listed_commands(listed.out);
+  for (std::string cmd : commands) {
     const auto note = cmd.find("  (S = 0..4)");
     if (note != std::string::npos) cmd = cmd.substr(0, note);
-    std::size_t s = cmd.find("--seed S");
-    if (s != std::string::npos) cmd.replace(s, 8, "--seed 0");
+    cmd = tv::test::replaced_first(cmd, "--seed S", "--seed 0");
     for (const char* big : {"--splits 60", "--splits 20", "--splits 5"})
-      if (std::size_t b = cmd.find(big); b != std::string::npos)
-        cmd.replace(b, std::string(big).size(), "--splits 1");
-    if (std::size_t b = cmd.find("--seeds 5"); b != std::string::npos)
-      cmd.replace(b, 9, "--seeds 1");
-    if (std::size_t b = cmd.find(" --budget 2000"); b != std::string::npos) cmd.erase(b, 14);
+      cmd = tv::test::replaced_first(cmd, big, "--splits 1");
+    cmd = tv::test::replaced_first(cmd, "--seeds 5", "--seeds 1");
+    cmd = tv::test::replaced_first(cmd, " --budget 2000", "");
     cmd.replace(0, 9, TILEVOLVE_BINARY);
     const auto ran = tv::test::run_shell("cd " TILEVOLVE_SOURCE_DIR " && " + cmd +
                                          " --budget 0 > /dev/null 2>&1");
     INFO(cmd);
     CHECK(ran.status == 0);
-    ++commands;
   }
   // One command per protocol (a line of its own, unindented), and the set is the issue's.
   std::size_t names = listed.out.empty() || listed.out[0] == ' ' ? 0 : 1;
   for (std::size_t i = 0; i + 1 < listed.out.size(); ++i)
     names += listed.out[i] == '\n' && listed.out[i + 1] != ' ';
-  CHECK(commands == names);
-  CHECK(commands >= 27);
+  CHECK(commands.size() == names);
+  CHECK(commands.size() >= 27);
   // Without --wide, issue 18's protocols only.
   const auto issue = tv::test::run_shell(kScript + " --list 2>&1");
   REQUIRE(issue.status == 0);
-  CHECK(has(issue.out, "replay A100 HF half/half, 20 x 5"));
-  CHECK(!has(issue.out, "wide:"));
+  CHECK(contains(issue.out, "replay A100 HF half/half, 20 x 5"));
+  CHECK(!contains(issue.out, "wide:"));
 }
 
 TEST_CASE("protocols script: the wide panel's bars are counted apart from the issue's") {
@@ -75,18 +68,18 @@ TEST_CASE("protocols script: the wide panel's bars are counted apart from the is
                                                   " --wide --only 'timm -> random' 2>&1");
   INFO(wide.out);
   REQUIRE(wide.status == 0);
-  CHECK(has(wide.out, "wide: replay A100 timm -> random, seeds 0-4"));
-  CHECK(has(wide.out, "wide panel: "));
-  CHECK(has(wide.out, " of 1 bars met"));
-  CHECK(!has(wide.out, " of 0 bars met"));
+  CHECK(contains(wide.out, "wide: replay A100 timm -> random, seeds 0-4"));
+  CHECK(contains(wide.out, "wide panel: "));
+  CHECK(contains(wide.out, " of 1 bars met"));
+  CHECK(!contains(wide.out, " of 0 bars met"));
   // Both kinds in one run: two counts.
   const auto both = tv::test::run_shell(kScript + " --tool " TILEVOLVE_BINARY
                                                   " --wide --only 'timm, seeds' 2>&1");
   INFO(both.out);
   REQUIRE(both.status == 0);
-  CHECK(has(both.out, "replay A100 HF -> timm, seeds 0-4"));
-  CHECK(has(both.out, "wide: replay A100 random -> timm, seeds 0-4"));
-  CHECK(has(both.out, " of 1 bars met; wide panel: "));
+  CHECK(contains(both.out, "replay A100 HF -> timm, seeds 0-4"));
+  CHECK(contains(both.out, "wide: replay A100 random -> timm, seeds 0-4"));
+  CHECK(contains(both.out, " of 1 bars met; wide panel: "));
 }
 
 TEST_CASE("protocols script: one protocol end to end, its figures the binary's") {
@@ -96,8 +89,8 @@ TEST_CASE("protocols script: one protocol end to end, its figures the binary's")
       kScript + " --tool " TILEVOLVE_BINARY " --only 'first command' --json " + json + " 2>&1");
   INFO(ran.out);
   REQUIRE(ran.status == 0);
-  CHECK(has(ran.out, "first command (mi300x lecture, split 0)"));
-  CHECK(has(ran.out, "2 of 2 bars met") != has(ran.out, "NOT MET"));
+  CHECK(contains(ran.out, "first command (mi300x lecture, split 0)"));
+  CHECK(contains(ran.out, "2 of 2 bars met") != contains(ran.out, "NOT MET"));
   std::ifstream in(json);
   const auto j = nlohmann::json::parse(in);
   const auto& r = j["results"]["first command (mi300x lecture, split 0)"];
@@ -121,27 +114,25 @@ TEST_CASE("protocols script: one protocol end to end, its figures the binary's")
 TEST_CASE("protocols script: bad options exit 2 and say why") {
   const auto none = tv::test::run_shell(kScript + " --only no-such-protocol 2>&1");
   CHECK(none.status == 2);
-  CHECK(has(none.out, "no protocol name contains 'no-such-protocol'"));
+  CHECK(contains(none.out, "no protocol name contains 'no-such-protocol'"));
   const auto tool = tv::test::run_shell(kScript + " --tool /nonexistent/tilevolve 2>&1");
   CHECK(tool.status == 2);
-  CHECK(has(tool.out, "no tilevolve binary at /nonexistent/tilevolve"));
+  CHECK(contains(tool.out, "no tilevolve binary at /nonexistent/tilevolve"));
   const auto negative = tv::test::run_shell(kScript + " --first-split -1 2>&1");
   CHECK(negative.status == 2);
-  CHECK(has(negative.out, "--first-split must not be negative"));
+  CHECK(contains(negative.out, "--first-split must not be negative"));
 }
 
 TEST_CASE("protocols script: --first-split moves the split studies, not the fixed pairs") {
   const auto listed = tv::test::run_shell(kScript + " --list --first-split 20 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
-  std::size_t studies = 0, moved = 0, pos = 0;
-  while ((pos = listed.out.find("\n  tilevolve ", pos)) != std::string::npos) {
-    pos += 3;
-    const std::string cmd = listed.out.substr(pos, listed.out.find('\n', pos) - pos);
-    const bool study = has(cmd, " splits ") && !has(cmd, "--splits 1 ");
+  std::size_t studies = 0, moved = 0;
+  for (const std::string& cmd : tv::test::listed_commands(listed.out)) {
+    const bool study = contains(cmd, " splits ") && !contains(cmd, "--splits 1 ");
     studies += study;
-    moved += has(cmd, "--first-split 20");
-    CHECK(study == has(cmd, "--first-split 20"));
+    moved += contains(cmd, "--first-split 20");
+    CHECK(study == contains(cmd, "--first-split 20"));
   }
   CHECK(studies >= 7);
   CHECK(moved == studies);
@@ -153,7 +144,7 @@ TEST_CASE("protocols script: --first-split moves the split studies, not the fixe
       json + " 2>&1");
   INFO(ran.out);
   REQUIRE(ran.status == 0);
-  CHECK(has(ran.out, "(split studies on split seeds from 20)"));
+  CHECK(contains(ran.out, "(split studies on split seeds from 20)"));
   std::ifstream in(json);
   const auto j = nlohmann::json::parse(in);
   const auto& rows = j["results"]["replay A100 HF half/half, 20 x 5"]["splits"];

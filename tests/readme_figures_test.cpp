@@ -3,6 +3,7 @@
 // runs a README command (some take many minutes); the fixture's commands are printf.
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_match.hpp"
 
 #include <doctest/doctest.h>
 #include <string>
@@ -10,13 +11,11 @@
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace readme_figures_test {
 
+using tv::test::contains;
+
 namespace {
 
 const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/readme_figures.py";
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // A fenced block of quoted output and a paragraph whose figures a marker names.
 std::string fixture(const std::string& pairs) {
@@ -43,9 +42,9 @@ TEST_CASE("readme figures: every marker of README.md parses and has a cost") {
   const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
-  CHECK(has(listed.out, "./build/tilevolve baselines --gpu h100 --split none"));
-  CHECK(has(listed.out, "[slow, ~"));  // the long studies are marked slow
-  CHECK_FALSE(has(listed.out, "[?]")); // and every marker says what it costs
+  CHECK(contains(listed.out, "./build/tilevolve baselines --gpu h100 --split none"));
+  CHECK(contains(listed.out, "[slow, ~"));  // the long studies are marked slow
+  CHECK_FALSE(contains(listed.out, "[?]")); // and every marker says what it costs
 }
 
 TEST_CASE("readme figures: a stale figure is reported with its line, a true one is not") {
@@ -54,22 +53,22 @@ TEST_CASE("readme figures: a stale figure is reported with its line, a true one 
   const auto found = tv::test::run_shell(kScript + " --readme " + stale + " 2>&1");
   INFO(found.out);
   CHECK(found.status == 1);
-  CHECK(has(found.out, "stale.md:13: 2,114 -> 2003"));
-  CHECK(has(found.out, "stale.md:3: 1 figures, all match"));
+  CHECK(contains(found.out, "stale.md:13: 2,114 -> 2003"));
+  CHECK(contains(found.out, "stale.md:3: 1 figures, all match"));
 
   const std::string fixed = dir.write("README.md", fixture("2,003"));
   const auto clean = tv::test::run_shell(kScript + " --readme " + fixed + " 2>&1");
   INFO(clean.out);
   CHECK(clean.status == 0);
-  CHECK(has(clean.out, "every figure matches"));
+  CHECK(contains(clean.out, "every figure matches"));
 
   // --skip-slow leaves the paragraph's marker out, --only picks markers by their command
   const auto quick = tv::test::run_shell(kScript + " --readme " + stale + " --skip-slow 2>&1");
   CHECK(quick.status == 0);
-  CHECK_FALSE(has(quick.out, "appended"));
+  CHECK_FALSE(contains(quick.out, "appended"));
   const auto only = tv::test::run_shell(kScript + " --readme " + stale + " --only cache 2>&1");
   CHECK(only.status == 1);
-  CHECK_FALSE(has(only.out, "evolved"));
+  CHECK_FALSE(contains(only.out, "evolved"));
 }
 
 TEST_CASE("readme figures: the number reading of the script (its doctests)") {
