@@ -18,8 +18,8 @@ bool analytic_seed_applies(const Problem& problem) {
 
 std::optional<Program> analytic_seed_tree(const Problem& problem,
                                           const std::vector<Shape>& train_shapes, int max_leaves) {
-  const std::vector<Config> space = problem.table->configs();
-  const std::vector<std::vector<double>> times = model_times(problem, train_shapes, space);
+  const std::vector<Config> space = config_space(problem); // the table's: it is complete
+  const std::vector<std::vector<double>> times = model_times(problem, train_shapes);
   std::vector<ShapeFeedback> feedback;
   for (std::size_t i = 0; i < times.size(); ++i) {
     ShapeFeedback f;

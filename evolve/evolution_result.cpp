@@ -109,7 +109,7 @@ std::vector<std::vector<double>> analytic_prior(const Problem& problem,
     space.clear();
     return {};
   }
-  std::vector<std::vector<double>> prior = model_times(problem, train_shapes, space);
+  std::vector<std::vector<double>> prior = model_times(problem, train_shapes);
   for (std::vector<double>& p : prior) {
     if (p.empty()) continue;
     const double best = *std::min_element(p.begin(), p.end());

@@ -15,8 +15,8 @@ std::vector<Config> config_space(const Problem& problem) {
 }
 
 std::vector<std::vector<double>> model_times(const Problem& problem,
-                                             const std::vector<Shape>& train_shapes,
-                                             const std::vector<Config>& space) {
+                                             const std::vector<Shape>& train_shapes) {
+  const std::vector<Config> space = config_space(problem);
   constexpr double inf = std::numeric_limits<double>::infinity();
   const bool table = problem.backend->complete_table();
   std::vector<std::vector<double>> out(std::min(train_shapes.size(), problem.train_rows.size()));

@@ -32,7 +32,7 @@ TEST_CASE("model times: on a recorded table, the model's time where the table ru
   const std::vector<Shape> train = train_shapes(*problem);
   const std::vector<Config> space = config_space(*problem);
   REQUIRE(space == problem->table->configs());
-  const auto times = model_times(*problem, train, space);
+  const auto times = model_times(*problem, train);
   REQUIRE(times.size() == train.size());
   int finite = 0, not_run = 0, vendor = 0;
   for (std::size_t i = 0; i < train.size(); ++i) {
@@ -63,7 +63,7 @@ TEST_CASE("model times: on the analytic model, every launchable config of the GP
   const std::vector<Shape> train = train_shapes(problem);
   const std::vector<Config> space = config_space(problem);
   REQUIRE(space == model_configs(problem.gpu, problem.dtypes()));
-  const auto times = model_times(problem, train, space);
+  const auto times = model_times(problem, train);
   REQUIRE(times.size() == train.size());
   for (std::size_t i = 0; i < train.size(); i += 7)
     for (std::size_t k = 0; k < space.size(); k += 13) {
