@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
-#include <unistd.h>
 
 namespace tv {
 
@@ -85,7 +84,7 @@ void run_measure(MeasureOptions o) {
   const std::vector<Shape> shapes = load_shape_file(o.shapes);
   long long skipped = 0;
   const std::vector<TimingRequest> batch = requests(o, gpu, shapes, skipped);
-  o.pool.progress = !o.quiet && !o.json && ::isatty(::fileno(stderr));
+  o.pool.progress = !o.quiet && !o.json; // a bar on a terminal, a line each 30 s in a log
   MeasuredBackend backend(gpu, o.pool, o.cache);
   if (!o.json)
     fmt::print(stderr, "measuring {} pairs{} on {} ({} ruled out by the {} profile)\n",
@@ -207,7 +206,7 @@ void add_measure_command(CLI::App& app) {
   add_cache_option(*cmd, o->cache);
   add_worker_options(*cmd, o->pool);
   cmd->add_flag("--json", o->json, "print one JSON object to stdout");
-  cmd->add_flag("--quiet", o->quiet, "no progress bar");
+  cmd->add_flag("--quiet", o->quiet, "no progress (a bar on a terminal, else a line each 30 s)");
   cmd->callback([o] { run_measure(*o); });
 }
 

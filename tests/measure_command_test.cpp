@@ -91,6 +91,37 @@ TEST_CASE("measure: fills the cache for a shape set, then measures nothing twice
   CHECK(tilevolve("measure --shapes " + shapes + " --configs sample:x" + worker()).status == 2);
 }
 
+TEST_CASE(
+    "measure: a run stopped part way keeps every pair it measured, and a rerun does the rest") {
+  ScratchDir dir("tv_measure_stop");
+  const std::string shapes = dir.write("s.csv", "name,M,N,K\na,256,4096,4096\n");
+  const std::string cache = dir.at("m.csv");
+  const std::string cmd = std::string(TILEVOLVE_BINARY) + " measure --gpu h100 --shapes " + shapes +
+                          " --configs sample:80 --seed 1 --cache " + cache + " --devices 0 --quiet";
+  // Each pair takes the slow worker 40 ms; the run is stopped by SIGTERM (what `timeout` and a
+  // batch system send) once five results are in the file. (A background job of a script
+  // ignores SIGINT, so that one would not stop it.)
+  const auto stopped = tv::test::run_shell(
+      cmd + worker("--slow-ms 40") + " > /dev/null 2>&1 & pid=$!; i=0; " +
+      "while [ $i -lt 600 ]; do n=$(grep -c '^h100,' " + cache + " 2>/dev/null); " +
+      "[ \"${n:-0}\" -ge 5 ] && break; sleep 0.05; i=$((i+1)); done; " +
+      "kill -TERM $pid; wait $pid; echo \"exit $?\"");
+  CHECK(stopped.out.find("exit 0") == std::string::npos); // it did not run to the end
+  const auto kept = tv::load_measurement_file(cache);     // every line whole
+  CHECK(kept.records.size() >= 5);
+  CHECK(kept.records.size() < 80);
+  // The rerun takes those from the file and measures only the rest.
+  const auto rest =
+      tilevolve(cmd.substr(std::string(TILEVOLVE_BINARY).size() + 1) + " --json" + worker());
+  REQUIRE(rest.status == 0);
+  const auto j = nlohmann::json::parse(rest.out.substr(rest.out.find('{')));
+  CHECK(j["measurement"]["from_cache"] == kept.records.size());
+  CHECK(j["measurement"]["measured"].get<long long>() +
+            j["measurement"]["from_cache"].get<long long>() ==
+        j["pairs"].get<long long>());
+  CHECK(tv::load_measurement_file(cache).records.size() == j["pairs"].get<std::size_t>());
+}
+
 TEST_CASE("measure, then evolve on its file read as a table (table:FILE)") {
   ScratchDir dir("tv_measure_table");
   const std::string shapes = dir.write("s.csv", "name,M,N,K\na,1,4096,4096\nb,16,8192,4096\n"

@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <fcntl.h>
 #include <fstream>
 #include <poll.h>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
@@ -129,6 +132,43 @@ TEST_CASE("progress_bar: pairs done of queued, per device, elapsed and ETA") {
   p.done = 0;
   p.done_per_device = {0, 0};
   CHECK(bar.line(p).find("ETA ?") != std::string::npos);
+}
+
+TEST_CASE(
+    "progress_bar: in a log (stderr no terminal), one whole line each 30 s, none at the end") {
+  const std::string path = "/tmp/tv_progress_log_" + std::to_string(::getpid()) + ".txt";
+  std::fflush(stderr);
+  const int saved = ::dup(::fileno(stderr));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(fd >= 0);
+  ::dup2(fd, ::fileno(stderr));
+  ::close(fd);
+  {
+    ProgressBar bar({"0"}, true);
+    PoolProgress p;
+    p.total = 100;
+    p.done_per_device = {0};
+    for (const double t : {0.6, 10.0, 29.0, 31.0, 40.0, 62.0, 70.0}) {
+      p.elapsed_s = t;
+      p.done = p.done_per_device[0] = int(t);
+      bar.update(p);
+    }
+    p.done = p.done_per_device[0] = 100; // the last update: the run's own summary follows
+    p.elapsed_s = 95;
+    bar.update(p);
+  }
+  std::fflush(stderr);
+  ::dup2(saved, ::fileno(stderr));
+  ::close(saved);
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);)
+    lines.push_back(l);
+  std::remove(path.c_str());
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].find("31/100 pairs") != std::string::npos);
+  CHECK(lines[1].find("62/100 pairs") != std::string::npos);
+  CHECK(lines[0].find('\r') == std::string::npos);
 }
 
 } // namespace worker_process_test

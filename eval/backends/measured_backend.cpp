@@ -73,13 +73,9 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
   std::vector<std::string> ids;
   for (const auto& d : pool_->devices())
     ids.push_back(d.id);
-  std::vector<PoolResult> results;
-  {
-    ProgressBar bar(ids, options_.progress);
-    results = pool_->run(jobs, [&](const PoolProgress& p) { bar.update(p); });
-  }
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const PoolResult& r = results[i];
+  // Each result goes to the file the moment it is final, so a run stopped part way (a signal,
+  // a lost machine) keeps every pair measured before it; a rerun measures only the rest.
+  const auto keep = [&](std::size_t i, const PoolResult& r) {
     if (r.poison)
       poison_.push_back(fmt::format("{} with {}: {}", jobs[i].shape.label(),
                                     jobs[i].vendor ? "vendor" : jobs[i].config.brief(),
@@ -89,10 +85,15 @@ std::vector<Measurement> MeasuredBackend::measure(const std::vector<MeasureJob>&
       ++counters_.errors;
       out[i].status = MeasureStatus::error;
       out[i].detail = r.reply.detail;
-      continue;
+      return;
     }
     ++counters_.measured;
     out[i] = store_->record(jobs[i].shape, jobs[i].config, jobs[i].vendor, jobs[i].sample, r.reply);
+  };
+  {
+    ProgressBar bar(ids, options_.progress);
+    pool_->run(
+        jobs, [&](const PoolProgress& p) { bar.update(p); }, keep);
   }
   if (!pool_->any_alive())
     throw GaveOutError(fmt::format("no worker is left to measure with (every device is retired); "

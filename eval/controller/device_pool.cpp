@@ -166,7 +166,6 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
   res.controller_error = false;
   res.poison = false;
   res.device = int(i);
-  ++done_;
   ++counters_.measured;
   ++info_[i].done;
   ++run_done_[i];
@@ -177,6 +176,12 @@ void DevicePool::handle_line(std::size_t i, const std::string& line) {
   if (s.outstanding.empty()) {
     info_[i].busy_s += std::chrono::duration<double>(now - s.busy_since).count();
   }
+  finish(j);
+}
+
+void DevicePool::finish(std::size_t j) {
+  ++done_;
+  if (finished_ && *finished_) (*finished_)(j, (*results_)[j]);
 }
 
 bool DevicePool::send_job(std::size_t i, std::size_t j) {
@@ -347,11 +352,23 @@ void DevicePool::pump(Clock::duration max_wait) {
   }
 }
 
-std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
-                                        const std::function<void(const PoolProgress&)>& progress) {
+std::vector<PoolResult>
+DevicePool::run(const std::vector<MeasureJob>& jobs,
+                const std::function<void(const PoolProgress&)>& progress,
+                const std::function<void(std::size_t, const PoolResult&)>& finished) {
   std::vector<PoolResult> results(jobs.size());
   jobs_ = &jobs;
   results_ = &results;
+  finished_ = &finished;
+  // A callback that throws ends the run; the pointers into this call must not outlive it.
+  struct Detach {
+    DevicePool& pool;
+    ~Detach() {
+      pool.jobs_ = nullptr;
+      pool.results_ = nullptr;
+      pool.finished_ = nullptr;
+    }
+  } detach{*this};
   attempts_.assign(jobs.size(), 0);
   strikes_.assign(jobs.size(), {});
   counted_strikes_.assign(jobs.size(), {});
@@ -393,8 +410,8 @@ std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
         results[j].reply.status = MeasureStatus::error;
         results[j].reply.detail = "no worker left: every device is retired: " + why;
         results[j].controller_error = true;
-        ++done_;
         ++counters_.errors;
+        finish(j);
       }
       pending_.clear();
       break;
@@ -406,8 +423,6 @@ std::vector<PoolResult> DevicePool::run(const std::vector<MeasureJob>& jobs,
     }
   }
   report();
-  jobs_ = nullptr;
-  results_ = nullptr;
   return results;
 }
 

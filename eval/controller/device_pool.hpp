@@ -94,10 +94,14 @@ public:
   /// True while at least one device is not retired for good (ready, starting or waiting to
   /// restart): a run goes on.
   bool any_alive() const;
-  /// Measures every job; results in job order. Calls `progress` about ten times a second.
-  /// Jobs still unanswered when every device is retired become controller errors.
-  std::vector<PoolResult> run(const std::vector<MeasureJob>& jobs,
-                              const std::function<void(const PoolProgress&)>& progress = {});
+  /// Measures every job; results in job order. Calls `progress` about ten times a second, and
+  /// `finished` once per job as soon as its result is final (so a caller can keep each result
+  /// before the run ends: an interrupted run loses only the pairs in flight). Jobs still
+  /// unanswered when every device is retired become controller errors.
+  std::vector<PoolResult>
+  run(const std::vector<MeasureJob>& jobs,
+      const std::function<void(const PoolProgress&)>& progress = {},
+      const std::function<void(std::size_t job, const PoolResult&)>& finished = {});
   /// Counters over the pool's life.
   const PoolCounters& counters() const { return counters_; }
   /// What happened since the last call, one event per worker fault, pair retried alone,
@@ -151,6 +155,9 @@ private:
   std::optional<MeasureJob> canary_;  ///< the last pair that measured ok
   std::size_t done_ = 0;
   std::vector<long long> run_done_;
+  const std::function<void(std::size_t, const PoolResult&)>* finished_ = nullptr;
+  /// Counts job `j` done and hands its result to the run's `finished` callback.
+  void finish(std::size_t j);
 };
 
 } // namespace tv

@@ -109,11 +109,11 @@ void DevicePool::strike(std::size_t i, std::size_t j, const std::string& what,
   r.controller_error = false;
   r.poison = true;
   r.device = int(i);
-  ++done_;
   ++counters_.poison;
   ++info_[i].poison;
   events_.add(
       poison_pair_event(info_[i].id, ids, job, int(st.size()), r.reply.detail, stderr_tail));
+  finish(j);
 }
 
 void DevicePool::fault(std::size_t i, long long PoolCounters::*counter, const std::string& why) {

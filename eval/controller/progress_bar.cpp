@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
 namespace tv {
 
 ProgressBar::ProgressBar(std::vector<std::string> devices, bool enabled)
-    : devices_(std::move(devices)), enabled_(enabled && ::isatty(::fileno(stderr))) {}
+    : devices_(std::move(devices)), enabled_(enabled), terminal_(::isatty(::fileno(stderr))) {}
 
 ProgressBar::~ProgressBar() {
   if (drawn_) std::fprintf(stderr, "\r%*s\r", 100, "");
@@ -31,7 +32,16 @@ std::string ProgressBar::line(const PoolProgress& p) const {
 }
 
 void ProgressBar::update(const PoolProgress& p) {
-  if (!enabled_ || p.elapsed_s < 0.5) return;
+  if (!enabled_) return;
+  if (!terminal_) {
+    // A log: one whole line per kLogEvery seconds, none for a run shorter than that.
+    if (p.elapsed_s - std::max(last_draw_, 0.0) < kLogEvery || p.done >= p.total) return;
+    last_draw_ = p.elapsed_s;
+    std::fprintf(stderr, "%s\n", line(p).c_str());
+    std::fflush(stderr);
+    return;
+  }
+  if (p.elapsed_s < 0.5) return;
   if (last_draw_ >= 0 && p.elapsed_s - last_draw_ < 0.1 && p.done < p.total) return;
   last_draw_ = p.elapsed_s;
   std::fprintf(stderr, "\r%s   ", line(p).c_str());

@@ -1,6 +1,7 @@
 #pragma once
 /// The progress bar of a measurement run: pairs done out of queued, per device, with an ETA,
-/// redrawn on one stderr line (only when stderr is a terminal).
+/// redrawn on one stderr line when stderr is a terminal, else written as a line of its own
+/// every kLogEvery seconds (a log of a long run shows that it moves).
 #include "eval/controller/device_pool.hpp"
 
 #include <string>
@@ -11,6 +12,8 @@ namespace tv {
 /// Draws PoolProgress updates; silent until a run has taken half a second.
 class ProgressBar {
 public:
+  /// Seconds between two lines when stderr is no terminal.
+  static constexpr double kLogEvery = 30;
   /// `devices` are the device ids shown beside their counts; `enabled` false draws nothing.
   ProgressBar(std::vector<std::string> devices, bool enabled);
   /// Clears the line if anything was drawn.
@@ -24,6 +27,7 @@ public:
 private:
   std::vector<std::string> devices_;
   bool enabled_;
+  bool terminal_;
   bool drawn_ = false;
   double last_draw_ = -1;
 };
