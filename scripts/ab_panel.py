@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 r"""The broad panel a default is chosen on: the evolved heuristic against the decision tree on
-every recorded table (real H100 and A100 timings, this repository's H200 measurements), over
-several windows of 20 random splits x 5 seeds each, and across shape sets at many seeds; for one
-binary, or for two side by side (A/B) with the paired difference over rows. One split, one seed
-or one table decides nothing; a change that moves the mean over all of these by less than its
-standard error is noise.
+every recorded table (real H100 and A100 timings, this repository's H200 and H100
+measurements), over several windows of 20 random splits x 5 seeds each, and across shape sets
+at many seeds; for one binary, or for two side by side (A/B) with the paired difference over
+rows. One split, one seed or one table decides nothing; a change that moves the mean over all
+of these by less than its standard error is noise.
 
   python3 scripts/ab_panel.py                                 # build/tilevolve's figures
   python3 scripts/ab_panel.py --base OLD/tilevolve            # OLD against build/tilevolve
@@ -60,6 +60,7 @@ def rows(windows, transfer_seeds, shared):
     studies += [(f"replay A100 {k}", ["--backend", f"replay:{REPLAY}/{t}"])
                 for k, (t, _) in A100.items()]
     studies.append(("measured H200 lecture", h200))
+    studies.append(("measured H100 lecture", ["--backend", f"table:{REPLAY}/h100_triton.csv"] + h200[2:]))
     if shared:
         studies += [(f"untrimmed A100 {k}", ["--backend", f"replay:{os.path.join(shared, f)}"])
                     for k, f in UNTRIMMED.items()]

@@ -469,6 +469,29 @@ TEST_CASE("replay_backend: the committed H200 table is what its README says") {
   CHECK(p->expert == load_program_file(data_path("experts/h200_sample48.py")));
 }
 
+TEST_CASE("replay_backend: the committed H100 table (this repository's worker) is what its "
+          "README says") {
+  const std::string path = data_path("replay/h100_triton.csv");
+  ReplayFilter as_table;
+  as_table.table = true;
+  ReplayBackend rb(path, as_table, gpu("h100"));
+  // The H200 table's 48 configs, on each of the lecture's 88 shapes, each ok, and torch.matmul.
+  ReplayBackend h200(data_path("replay/h200_triton.csv"), as_table, gpu("h200"));
+  CHECK(rb.configs() == h200.configs());
+  const auto shapes = rb.shapes();
+  CHECK(shapes.size() == 88);
+  CHECK(rb.recorded_pairs() == 48 * 88);
+  const TimeTable t = rb.table(shapes);
+  for (std::size_t r = 0; r < shapes.size(); ++r) {
+    CHECK(rb.vendor_time(shapes[r]));
+    for (std::size_t c = 0; c < rb.configs().size(); ++c)
+      CHECK(std::isfinite(t.time(r, c)));
+  }
+  CHECK(rb.vendor_label() == "torch.matmul on NVIDIA H100 80GB HBM3, recorded");
+  for (const Shape& s : load_shape_file(data_path("shapes/lecture.csv")))
+    CHECK_MESSAGE(rb.time({{s, rb.configs().front()}})[0].ok(), s.label());
+}
+
 TEST_CASE("replay_backend: the committed H100 data, its shapes and the expert") {
   const std::string path = data_path("replay/h100_mm.txt");
   const Gpu& h100 = gpu("h100");
