@@ -100,6 +100,11 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "training figure as it is (by default, on recorded or measured timings, that figure is "
       "first lowered by the optimism of a refitted tree of as many leaves: how much better the "
       "folds' trees fit their own shapes than the held-out ones; never on the analytic model)");
+  off("--no-refit-lookahead", s.refit_lookahead,
+      "in refit validation, cross-validate greedy trees only (by default trees grown with a "
+      "two-step lookahead, each node taking of its 10 best splits the one whose own gain plus "
+      "its better child's best gain is largest, are cross-validated on the same folds too, and "
+      "the growth with the better held-out figure is refitted; no kernel runs either way)");
   off("--no-wave-guards", s.wave_guards,
       "return the result's rules without wave guards (by default each rule whose training "
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "

@@ -43,6 +43,7 @@ struct ResultSwitches {
   bool& explore;          ///< --no-explore
   bool& analytic_seed;    ///< --no-analytic-seed
   bool& optimism_charge;  ///< --no-optimism-charge
+  bool& refit_lookahead;  ///< --no-refit-lookahead
 };
 /// Adds the flags of `s`, each turning its step off.
 void add_result_options(CLI::App& cmd, const ResultSwitches& s);
@@ -57,7 +58,8 @@ template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
                                          .polish = o.polish,
                                          .explore = o.explore,
                                          .analytic_seed = o.analytic_seed,
-                                         .optimism_charge = o.optimism_charge});
+                                         .optimism_charge = o.optimism_charge,
+                                         .refit_lookahead = o.refit_lookahead});
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).

@@ -93,6 +93,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"explore", r.options.explore},
       {"analytic_seed", r.options.analytic_seed},
       {"optimism_charge", r.options.optimism_charge},
+      {"refit_lookahead", r.options.refit_lookahead},
       {"sampled_sizes", r.options.sampled_sizes},
       {"race_batch", r.options.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},

@@ -58,8 +58,11 @@ public:
     return {int(it - sum.begin()), *it};
   }
 
-  std::optional<NodeSplit> best_split(const Node& n) const {
+  /// The node's best split (see TreeOptions::lookahead); `look` false: the greedy one.
+  std::optional<NodeSplit> best_split(const Node& n, bool look = true) const {
     std::optional<NodeSplit> best;
+    const bool ahead = look && o_.lookahead > 0;
+    std::vector<NodeSplit> candidates; // with `ahead`: every split that gains (no item lists)
     const std::size_t m = n.items.size();
     if (m < 2 * std::size_t(std::max(1, o_.min_leaf_shapes))) return best;
     std::vector<double> prefix(cols_), total(cols_, 0.0);
@@ -102,21 +105,59 @@ public:
         const double left = std::min(std::min(l[0], l[1]), std::min(l[2], l[3]));
         const double right = std::min(std::min(r[0], r[1]), std::min(r[2], r[3]));
         const double gain = n.cost - left - right;
-        if (gain > 1e-12 && (!best || gain > best->gain + 1e-12)) {
+        const bool greedy_best = gain > 1e-12 && (!best || gain > best->gain + 1e-12);
+        if (greedy_best || (ahead && gain > 1e-12)) {
           NodeSplit s;
           s.gain = gain;
           s.feature = f;
           s.threshold = tree_threshold(o_.features[f], order[k].first, order[k + 1].first, o_);
-          best = s;
+          if (ahead) candidates.push_back(s);
+          if (greedy_best) best = s;
         }
       }
     }
+    if (ahead && best) best = look_ahead(n, *best, std::move(candidates));
     if (best) {
       const Comparison& fc = o_.features[best->feature];
       for (std::size_t i : n.items)
         (fc.value_of(shape(i)) <= best->threshold ? best->left : best->right).push_back(i);
     }
     return best;
+  }
+
+  /// Of the greedy split `greedy` and the next best `candidates` by gain, `o_.lookahead` in
+  /// all, the one with the largest own gain plus the better child's greedy split gain (ties:
+  /// the earlier, so weighing one is greedy growth; item lists left empty).
+  NodeSplit look_ahead(const Node& n, const NodeSplit& greedy,
+                       std::vector<NodeSplit> candidates) const {
+    const auto same = [&](const NodeSplit& s) {
+      return s.feature == greedy.feature && s.threshold == greedy.threshold;
+    };
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(), same), candidates.end());
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const NodeSplit& a, const NodeSplit& b) { return a.gain > b.gain; });
+    candidates.insert(candidates.begin(), greedy);
+    if (candidates.size() > std::size_t(o_.lookahead)) candidates.resize(std::size_t(o_.lookahead));
+    std::size_t pick = 0;
+    double best_score = -1;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      const NodeSplit& s = candidates[k];
+      const Comparison& fc = o_.features[s.feature];
+      Node l, r;
+      for (std::size_t i : n.items)
+        (fc.value_of(shape(i)) <= s.threshold ? l : r).items.push_back(i);
+      double next = 0;
+      for (Node* c : {&l, &r}) {
+        c->cost = leaf(c->items).second;
+        if (const auto g = best_split(*c, false)) next = std::max(next, g->gain);
+      }
+      const double score = s.gain + next;
+      if (score > best_score + 1e-12) {
+        best_score = score;
+        pick = k;
+      }
+    }
+    return candidates[pick];
   }
 
   /// The tree of at most max_leaves leaves; with `each`, also the tree after every split (and

@@ -27,6 +27,11 @@ struct TreeOptions {
   /// (whole waves and half waves), for the other features a power of two (or 1.5 times one);
   /// halfway only when no such value lies between them.
   int round_thresholds_units = 0;
+  /// 0: each node takes the split that lowers its cost the most (greedy). k > 0: of its k
+  /// best splits, the one whose own gain plus the better child's best split gain is largest
+  /// (a two-step lookahead: a split that sets up a good next split can beat a slightly better
+  /// one that does not).
+  int lookahead = 0;
 };
 
 /// The threshold t (a <= t < b) `o` puts between neighbouring training values a < b of `f`.

@@ -59,6 +59,8 @@ bool is_run_step(const std::string& op);
 
 /// Folds of refit validation (EvolutionOptions::refit_validation).
 inline constexpr int kRefitFolds = 5;
+/// The splits per node a refit's two-step lookahead weighs (EvolutionOptions::refit_lookahead).
+inline constexpr int kRefitLookahead = 10;
 /// Refit validation tries trees of up to this many times the baseline tree's leaf limit
 /// (ProblemSpec::tree_leaves, at most kMaxTreeLeaves): the held-out figures choose the size.
 inline constexpr int kRefitLeafFactor = 2;
@@ -160,6 +162,10 @@ struct EvolutionOptions {
   /// model (with_backend_defaults): its timings have no noise, and its searched programs carry
   /// over better than its trees (README, "Refit validation, third form").
   bool optimism_charge = true;
+  /// Refit validation also cross-validates trees grown with a two-step lookahead
+  /// (TreeOptions::lookahead, the kRefitLookahead best splits of each node) on the same folds,
+  /// and refits with the growth whose best held-out estimate is higher (greedy on ties).
+  bool refit_lookahead = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;

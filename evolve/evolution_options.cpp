@@ -40,6 +40,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"analytic_seed", analytic_seed},
                    {"refit_validation", refit_validation},
                    {"optimism_charge", optimism_charge},
+                   {"refit_lookahead", refit_lookahead},
                    {"sampled_sizes", sampled_sizes},
                    {"database",
                     {{"islands", database.islands},
@@ -139,6 +140,9 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Runs written before the optimism charge compared the training figure as it was.
   o.optimism_charge =
       j.contains("optimism_charge") ? get_field<bool>(j, "optimism_charge", w) : false;
+  // Runs written before the lookahead refitted greedy trees only.
+  o.refit_lookahead =
+      j.contains("refit_lookahead") ? get_field<bool>(j, "refit_lookahead", w) : false;
   // Runs written before sampled sizes returned the searched best.
   o.sampled_sizes = j.contains("sampled_sizes") ? get_field<int>(j, "sampled_sizes", w) : 0;
   if (c.contains("analytic_probes"))

@@ -57,10 +57,11 @@ std::vector<ShapeFeedback> measured_feedback(const CascadeEvaluator& eval, const
 /// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
 /// runs.
 Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
-                         const std::vector<Shape>& train_shapes, int leaves) {
+                         const std::vector<Shape>& train_shapes, int leaves, int lookahead = 0) {
   const std::vector<ShapeFeedback> feedback = measured_feedback(eval, problem, train_shapes);
   RefitChoice choice;
   choice.max_leaves = leaves;
+  choice.lookahead = lookahead;
   choice.features = default_tree_features();
   choice.penalty = 1.25;
   const std::optional<Program> tree = refit_program(feedback, choice);
@@ -356,12 +357,16 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   // shapes (README, "Refit validation: every tree size, measured and not kept").
   const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
   r.refit = validate_refit(feedback, max_leaves, kRefitFolds, options_.seed,
-                           problem_->spec.split == "random-mnk");
+                           problem_->spec.split == "random-mnk",
+                           options_.refit_lookahead ? kRefitLookahead : 0);
   r.refit_verdict =
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);
   if (r.refit_verdict.tree_wins) {
-    adopt_tree(r, measured_tree(r.refit_verdict.leaves), r.refit_verdict.leaves);
+    adopt_tree(r,
+               measured_tree_of(s.eval, *problem_, s.train_shapes, r.refit_verdict.leaves,
+                                r.refit.lookahead),
+               r.refit_verdict.leaves);
     r.polish.clear(); // it polished the searched program, not this one (its runs stay counted)
   }
 }

@@ -162,6 +162,7 @@ std::vector<Program> fit(const MeasuredTable& t, const RefitChoice& choice, bool
   o.min_leaf_shapes = choice.min_leaf_shapes;
   o.features = choice.features;
   o.round_thresholds_units = choice.units;
+  o.lookahead = choice.lookahead;
   if (each) return fit_tree_sequence(shapes, t.configs, cost, o);
   return {fit_tree(shapes, t.configs, cost, o)};
 }

@@ -20,7 +20,8 @@ struct RefitChoice {
   std::vector<Comparison> features; ///< what the tree may split on (ops and values ignored)
   double penalty = 1.25;            ///< assumed slowdown of an unmeasured pair (> 1)
   std::vector<bool> use;            ///< which feedback shapes take part (empty = all)
-  int units = 0; ///< the GPU's SM/CU count: thresholds at round values (see TreeOptions)
+  int units = 0;     ///< the GPU's SM/CU count: thresholds at round values (see TreeOptions)
+  int lookahead = 0; ///< TreeOptions::lookahead (0: greedy)
 };
 
 /// The refitted program, or nullopt when the feedback holds no measurement to fit.

@@ -70,25 +70,17 @@ double log_speedup(const ShapeFeedback& f, const Config& c, double penalty) {
   return std::log(f.expert_seconds / (best * penalty));
 }
 
-} // namespace
-
-RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               int folds, std::uint64_t seed, bool group_sizes) {
+/// Cross-validates trees of 1 to `max_leaves` leaves, grown with `lookahead`, over the folds
+/// `dealt`.
+RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int max_leaves,
+                               const std::vector<std::vector<std::size_t>>& dealt, int lookahead) {
   RefitValidation out;
   const std::size_t n = feedback.size();
-  const int k = std::min<int>(folds, int(n / 2));
-  if (k < 2 || max_leaves < 1) return out;
-  for (const ShapeFeedback& f : feedback)
-    if (!(f.expert_seconds > 0) || f.measured.empty()) return out;
-  std::vector<Shape> shapes;
-  for (const ShapeFeedback& f : feedback)
-    shapes.push_back(f.shape);
-  const std::vector<std::vector<std::size_t>> dealt =
-      deal_shape_folds(shapes, k, seed, group_sizes);
-  if (dealt.empty()) return out;
   const int kg = int(dealt.size());
   RefitChoice choice;
   choice.features = default_tree_features();
+  choice.lookahead = lookahead;
+  out.lookahead = lookahead;
   double weight_total = 0;
   for (const ShapeFeedback& f : feedback)
     weight_total += std::max(0.0, f.shape.weight);
@@ -138,6 +130,31 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
       out.best_leaves = leaves;
       out.best_held_out = out.held_out.back();
     }
+  }
+  return out;
+}
+
+} // namespace
+
+RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
+                               int folds, std::uint64_t seed, bool group_sizes, int lookahead) {
+  RefitValidation out;
+  const std::size_t n = feedback.size();
+  const int k = std::min<int>(folds, int(n / 2));
+  if (k < 2 || max_leaves < 1) return out;
+  for (const ShapeFeedback& f : feedback)
+    if (!(f.expert_seconds > 0) || f.measured.empty()) return out;
+  std::vector<Shape> shapes;
+  for (const ShapeFeedback& f : feedback)
+    shapes.push_back(f.shape);
+  const std::vector<std::vector<std::size_t>> dealt =
+      deal_shape_folds(shapes, k, seed, group_sizes);
+  if (dealt.empty()) return out;
+  out = cross_validate(feedback, max_leaves, dealt, 0);
+  if (lookahead > 0 && out.folds > 0) {
+    // The same folds with the lookahead's trees: the growth with the better held-out estimate.
+    RefitValidation ahead = cross_validate(feedback, max_leaves, dealt, lookahead);
+    if (ahead.best_held_out > out.best_held_out) out = std::move(ahead);
   }
   return out;
 }

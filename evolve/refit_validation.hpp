@@ -28,6 +28,9 @@ struct RefitValidation {
   /// the shapes held out from them (weighted mean log speedup, averaged over folds by held-out
   /// weight): the optimism of a training figure of that many leaves.
   std::vector<double> optimism;
+  /// The trees' growth the estimate is of: 0 greedy, else TreeOptions::lookahead (validate_refit
+  /// keeps the one with the better best_held_out).
+  int lookahead = 0;
 };
 
 /// The paired comparison of a refitted tree with the searched program.
@@ -64,8 +67,10 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
 /// training shape: its measured configs and its expert time, expert_seconds > 0) over `folds`
 /// folds dealt with `seed`. `group_sizes`: the shapes of one (M, N, K) (its layouts and dtypes)
 /// stay in one fold, so a held-out size is unseen (as a split by size tests); else shapes are
-/// dealt one by one. Deterministic.
+/// dealt one by one. With `lookahead` > 0 the same folds are also run with trees grown with
+/// that lookahead (TreeOptions::lookahead), and the growth with the better best_held_out is
+/// returned (greedy on ties). Deterministic.
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               int folds, std::uint64_t seed, bool group_sizes);
+                               int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0);
 
 } // namespace tv

@@ -65,7 +65,8 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                              {"optimism", r.refit.optimism},
                              {"optimism_charge", r.refit_verdict.charge},
                              {"standard_error", r.refit_verdict.standard_error},
-                             {"tree_chosen", r.refit_verdict.tree_wins}};
+                             {"tree_chosen", r.refit_verdict.tree_wins},
+                             {"lookahead", r.refit.lookahead}};
   if (r.selection.folds > 0) {
     j["selection"] = r.selection.to_json(false);
     j["selection"]["searched_best"] = {{"id", r.best_searched.id},
@@ -211,11 +212,15 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                        counted(r.raced_completion_kernel_runs, "kernel run", "kernel runs"));
   if (r.refit_verdict.tree_wins)
     out += fmt::format(
-        "The result is the decision tree of {} leaves refitted on the run's own measurements, not "
-        "the searched program: on held-out folds of the training shapes ({} folds) it gains "
+        "The result is the decision tree of {} leaves refitted on the run's own measurements{}, "
+        "not the searched program: on held-out folds of the training shapes ({} folds) it gains "
         "{:+.2f}% over the searched program's training figure{} (standard error {:.2f}%; {}"
         "--no-refit-validation keeps the searched program).\n\n",
-        r.refit_verdict.leaves, r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
+        r.refit_verdict.leaves,
+        r.refit.lookahead > 0 ? " (grown with a two-step lookahead, which did better than greedy "
+                                "growth on the same folds)"
+                              : "",
+        r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
         r.refit_verdict.charge > 0
             ? fmt::format(" once that figure is lowered by {:.2f}%, the optimism of a refitted "
                           "tree of as many leaves",

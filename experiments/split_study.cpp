@@ -136,6 +136,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.explore = options.explore;
       spec.options.analytic_seed = options.analytic_seed;
       spec.options.optimism_charge = options.optimism_charge;
+      spec.options.refit_lookahead = options.refit_lookahead;
       spec.options.sampled_sizes = r.options.sampled_sizes; // resolved above
       spec.options.cascade.race_batch = options.race_batch;
       spec.options.kernel_runs = r.options.kernel_runs;
@@ -245,6 +246,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.place_thresholds ? std::string() : ", thresholds as searched") +
           (options.refit_validation ? std::string() : ", no refit validation") +
           (options.refit_validation && !options.optimism_charge ? ", no optimism charge"
+                                                                : std::string()) +
+          (options.refit_validation && !options.refit_lookahead ? ", no refit lookahead"
                                                                 : std::string()) +
           (options.wave_guards ? std::string() : ", no wave guards") +
           (options.wave_guards && !options.guard_validation ? ", no guard validation"

@@ -442,6 +442,35 @@ TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-
   check_splits_flag("--no-guard-validation", "guard_validation");
 }
 
+TEST_CASE("cli: refit validation refits with the lookahead's growth where it validates better") {
+  // On the H200 table with seed 3, trees grown with the two-step lookahead do better on the
+  // held-out folds than greedy ones, and the result is such a tree.
+  const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
+                           "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
+                           "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
+                           "/data/shapes/lecture.csv --seed 3";
+  const auto [a, b] = json_on_off(args, "--no-refit-lookahead");
+  REQUIRE(a.contains("refit_validation"));
+  REQUIRE(b.contains("refit_validation"));
+  CHECK(a["refit_validation"]["lookahead"] == 10);
+  CHECK(b["refit_validation"]["lookahead"] == 0);
+  CHECK(a["refit_validation"]["tree_chosen"] == true);
+  CHECK(a["best"]["op"] == "refit");
+  // The lookahead's best held-out figure beat greedy's on the same folds.
+  const auto best_held = [](const nlohmann::json& j) {
+    const auto& v = j["refit_validation"];
+    return v["held_out_speedup"][std::size_t(v["best_leaves"].get<int>() - 1)].get<double>();
+  };
+  CHECK(best_held(a) > best_held(b));
+  CHECK(a["best"]["program"] != b["best"]["program"]);
+  CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]); // no kernel run more
+  const Run summary = run(args);
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("grown with a two-step lookahead") != std::string::npos);
+  CHECK(run("evolve --help").out.find("--no-refit-lookahead") != std::string::npos);
+  check_splits_flag("--no-refit-lookahead", "refit_lookahead");
+}
+
 TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched program without") {
   const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "
