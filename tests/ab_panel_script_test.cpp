@@ -28,6 +28,7 @@ TEST_CASE("ab panel script: every listed command is one the tool accepts") {
   REQUIRE(listed.status == 0);
   CHECK(contains(listed.out, "replay A100 timm, splits 20-39\n"));
   CHECK(contains(listed.out, "measured H200 lecture -> six models\n"));
+  CHECK(contains(listed.out, "measured H100 lecture, splits 0-19\n"));
   CHECK(!contains(listed.out, "untrimmed")); // only with --shared
   const auto commands = tv::test::listed_commands(listed.out);
   for (std::string cmd : commands) {
@@ -40,7 +41,7 @@ TEST_CASE("ab panel script: every listed command is one the tool accepts") {
     INFO(cmd);
     CHECK(ran.status == 0);
   }
-  CHECK(commands.size() == 2 * 7 + 7); // two windows of 7 tables, and 7 transfers
+  CHECK(commands.size() == 2 * 8 + 7); // two windows of 8 tables, and 7 transfers
   // A third window adds a row per table.
   const auto three = tv::test::run_shell(kScript + " --list --windows " + "0,20,40 2>&1");
   REQUIRE(three.status == 0);
