@@ -199,10 +199,12 @@ void Evolution::seed_run() {
   s.best_configs.clear();
   for (const Shape& sh : s.train_shapes)
     s.best_configs.push_back(expert.choose(sh));
-  s.lineage.add({c.id, "seed", "full", c.score}, 0, {});
+  // Lineage nodes and program events carry the raw training speedup, as a child's do (a resume
+  // rebuilds the lineage from the events); improvements carry the selection score.
+  s.lineage.add({c.id, "seed", "full", ev.train.speedup_vs_expert}, 0, {});
   s.improvements.push_back({0, c.id, c.score, "seed"});
   write_backend_events();
-  if (s.events) s.events->write(seed_event(c.id, ev, c.score));
+  if (s.events) s.events->write(seed_event(c.id, ev, ev.train.speedup_vs_expert));
   if (options_.analytic_seed && kernel_runs_left() >= 0 && analytic_seed_applies(*problem_))
     seed_analytic();
   s.seeded = true;
@@ -230,7 +232,9 @@ void Evolution::seed_analytic() {
   c.score = ev.stage == Stage::full ? selection_score(ev.train.speedup_vs_expert, *tree) : 0.0;
   s.seen.insert(hash_value(*tree));
   if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(*tree, *problem_));
-  s.lineage.add({c.id, "seed", std::string(stage_name(ev.stage)), c.score}, 0, {});
+  s.lineage.add({c.id, "seed", std::string(stage_name(ev.stage)),
+                 ev.stage == Stage::full ? ev.train.speedup_vs_expert : 0.0},
+                0, {});
   const bool new_best = ev.stage == Stage::full && c.score > s.best.score;
   if (ev.stage == Stage::full) {
     for (int i = 0; i < s.db.islands(); ++i) {

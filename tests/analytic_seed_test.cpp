@@ -109,8 +109,11 @@ TEST_CASE("analytic seed in a run: timed in full where the model is a good guide
                                            timm->backend.get(), timm->spec.tree_leaves);
   CHECK(summary_text(*timm, r, baselines).find("timed in full, it joined the database") !=
         std::string::npos);
-  // Resumed after it finished: the same run.
+  // Resumed after it finished: the same run, and the same lineage (rebuilt from the program
+  // events, so every node carries its raw training speedup, the seeds' as the children's).
+  const std::string lineage = read_file(dir.at("timm") + "/lineage.graphml");
   const EvolutionResult again = Evolution(*timm, m, o, dir.at("timm")).resume();
+  CHECK(read_file(dir.at("timm") + "/lineage.graphml") == lineage);
   CHECK(print_program(again.best.program) == print_program(r.best.program));
   CHECK(again.counters.to_json() == r.counters.to_json());
   CHECK(again.per_operator.at("analytic seed").to_json() == a.to_json());

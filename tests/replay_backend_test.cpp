@@ -439,23 +439,31 @@ TEST_CASE("replay_backend: bad files and specs") {
   CHECK_THROWS_AS(make_backend("replay", gpu("h100")), InputError);
 }
 
+/// A measured table of this repository's worker read as a table: `configs` configs timed on
+/// every one of `shapes` (M, N, K), each ok, and the vendor library on every shape, labelled
+/// `vendor`.
+void check_complete_table(ReplayBackend& rb, std::size_t configs, std::size_t shapes,
+                          const std::string& vendor) {
+  REQUIRE(rb.configs().size() == configs);
+  const auto all = rb.shapes();
+  CHECK(all.size() == shapes);
+  CHECK(rb.recorded_pairs() == configs * shapes);
+  const TimeTable t = rb.table(all);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    CHECK(rb.vendor_time(all[r]));
+    for (std::size_t c = 0; c < rb.configs().size(); ++c)
+      CHECK(std::isfinite(t.time(r, c)));
+  }
+  CHECK(rb.vendor_label() == vendor);
+}
+
 TEST_CASE("replay_backend: the committed H200 table is what its README says") {
   const std::string path = data_path("replay/h200_triton.csv");
   ReplayFilter as_table;
   as_table.table = true;
   ReplayBackend rb(path, as_table, gpu("h200"));
   // 48 configs on every one of 323 (M, N, K), each ok, and torch.matmul on every one.
-  REQUIRE(rb.configs().size() == 48);
-  const auto shapes = rb.shapes();
-  CHECK(shapes.size() == 323);
-  CHECK(rb.recorded_pairs() == 48 * 323);
-  const TimeTable t = rb.table(shapes);
-  for (std::size_t r = 0; r < shapes.size(); ++r) {
-    CHECK(rb.vendor_time(shapes[r]));
-    for (std::size_t c = 0; c < rb.configs().size(); ++c)
-      CHECK(std::isfinite(t.time(r, c)));
-  }
-  CHECK(rb.vendor_label() == "torch.matmul on NVIDIA H200, recorded");
+  check_complete_table(rb, 48, 323, "torch.matmul on NVIDIA H200, recorded");
   // The lecture and the six models' shapes up to M = 2048 are all in it.
   for (const char* file : {"shapes/lecture.csv", "shapes/six_models_m2048.csv"})
     for (const Shape& s : load_shape_file(data_path(file)))
@@ -478,16 +486,7 @@ TEST_CASE("replay_backend: the committed H100 table (this repository's worker) i
   // The H200 table's 48 configs, on each of the lecture's 88 shapes, each ok, and torch.matmul.
   ReplayBackend h200(data_path("replay/h200_triton.csv"), as_table, gpu("h200"));
   CHECK(rb.configs() == h200.configs());
-  const auto shapes = rb.shapes();
-  CHECK(shapes.size() == 88);
-  CHECK(rb.recorded_pairs() == 48 * 88);
-  const TimeTable t = rb.table(shapes);
-  for (std::size_t r = 0; r < shapes.size(); ++r) {
-    CHECK(rb.vendor_time(shapes[r]));
-    for (std::size_t c = 0; c < rb.configs().size(); ++c)
-      CHECK(std::isfinite(t.time(r, c)));
-  }
-  CHECK(rb.vendor_label() == "torch.matmul on NVIDIA H100 80GB HBM3, recorded");
+  check_complete_table(rb, 48, 88, "torch.matmul on NVIDIA H100 80GB HBM3, recorded");
   for (const Shape& s : load_shape_file(data_path("shapes/lecture.csv")))
     CHECK_MESSAGE(rb.time({{s, rb.configs().front()}})[0].ok(), s.label());
 }
