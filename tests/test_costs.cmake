@@ -21,6 +21,7 @@ set(tilevolve_test_costs
   55 [==[measured_faults: a poison config in the expert is reported, and the run goes on]==]
   54 [==[measured_run: the run writes its cache, replay repeats it, a second run measures nothing]==]
   51 [==[measured_run: a measured run killed with SIGKILL resumes to the same result]==]
+  51 [==[measure-tables script: three shape sets into one table, a deadline, and a rerun that measures nothing new]==]
   41 [==[shape sets: seven_models_tp.csv is the presets' sharded GEMMs, each size once]==]
   32 [==[device_pool: a poison config is found after three faults alone, on two devices, and once it is poison on two shapes, one fault is enough on the others]==]
   32 [==[split_study: --stagnation and --rule-penalty reach every run]==]
