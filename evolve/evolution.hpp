@@ -275,8 +275,9 @@ public:
   /// The (shape, config) pairs the run timed, in CascadeEvaluator::cache_to_json form.
   nlohmann::json timed_pairs() const;
   /// A decision tree of at most `leaves` leaves fitted on the pairs the run timed so far, no
-  /// others (a pair it did not time counts as 1.25 x the shape's fastest timed one).
-  Program measured_tree(int leaves) const;
+  /// others (a pair it did not time counts as 1.25 x the shape's fastest timed one), grown with
+  /// `lookahead` (TreeOptions::lookahead; 0 greedy).
+  Program measured_tree(int leaves, int lookahead = 0) const;
   /// Pairs another run already timed on this problem's table (CascadeEvaluator::cache_to_json
   /// form), known to this run from its start: reading them is a cache hit, not a kernel run
   /// (their cost is counted where they were timed). Call before run().

@@ -57,7 +57,7 @@ std::vector<ShapeFeedback> measured_feedback(const CascadeEvaluator& eval, const
 /// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
 /// runs.
 Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
-                         const std::vector<Shape>& train_shapes, int leaves, int lookahead = 0) {
+                         const std::vector<Shape>& train_shapes, int leaves, int lookahead) {
   const std::vector<ShapeFeedback> feedback = measured_feedback(eval, problem, train_shapes);
   RefitChoice choice;
   choice.max_leaves = leaves;
@@ -127,8 +127,8 @@ bool is_run_step(const std::string& op) {
          op == "exploration" || op == "polish" || op == "guard validation" || op == "sampled sizes";
 }
 
-Program Evolution::measured_tree(int leaves) const {
-  return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves);
+Program Evolution::measured_tree(int leaves, int lookahead) const {
+  return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves, lookahead);
 }
 
 void Evolution::complete_raced(EvolutionResult& r) {
@@ -363,10 +363,7 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);
   if (r.refit_verdict.tree_wins) {
-    adopt_tree(r,
-               measured_tree_of(s.eval, *problem_, s.train_shapes, r.refit_verdict.leaves,
-                                r.refit.lookahead),
-               r.refit_verdict.leaves);
+    adopt_tree(r, measured_tree(r.refit_verdict.leaves, r.refit.lookahead), r.refit_verdict.leaves);
     r.polish.clear(); // it polished the searched program, not this one (its runs stay counted)
   }
 }
