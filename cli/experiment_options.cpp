@@ -105,6 +105,12 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "two-step lookahead, each node taking of its 10 best splits the one whose own gain plus "
       "its better child's best gain is largest, are cross-validated on the same folds too, and "
       "the growth with the better held-out figure is refitted; no kernel runs either way)");
+  off("--no-refit-complexity", s.refit_complexity,
+      "in refit validation, choose the refitted tree's leaf count as the one with the best "
+      "held-out figure on the folds (by default a charge per leaf is chosen on the folds, as "
+      "CART's cost-complexity pruning does, and the tree is the one that charge picks from the "
+      "fit on every training shape, which may have more leaves than the folds' trees; no kernel "
+      "runs either way)");
   off("--no-wave-guards", s.wave_guards,
       "return the result's rules without wave guards (by default each rule whose training "
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "

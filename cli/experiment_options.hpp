@@ -44,6 +44,7 @@ struct ResultSwitches {
   bool& analytic_seed;    ///< --no-analytic-seed
   bool& optimism_charge;  ///< --no-optimism-charge
   bool& refit_lookahead;  ///< --no-refit-lookahead
+  bool& refit_complexity; ///< --no-refit-complexity
 };
 /// Adds the flags of `s`, each turning its step off.
 void add_result_options(CLI::App& cmd, const ResultSwitches& s);
@@ -59,7 +60,8 @@ template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
                                          .explore = o.explore,
                                          .analytic_seed = o.analytic_seed,
                                          .optimism_charge = o.optimism_charge,
-                                         .refit_lookahead = o.refit_lookahead});
+                                         .refit_lookahead = o.refit_lookahead,
+                                         .refit_complexity = o.refit_complexity});
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).

@@ -94,6 +94,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"analytic_seed", r.options.analytic_seed},
       {"optimism_charge", r.options.optimism_charge},
       {"refit_lookahead", r.options.refit_lookahead},
+      {"refit_complexity", r.options.refit_complexity},
       {"sampled_sizes", r.options.sampled_sizes},
       {"race_batch", r.options.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},

@@ -166,6 +166,10 @@ struct EvolutionOptions {
   /// (TreeOptions::lookahead, the kRefitLookahead best splits of each node) on the same folds,
   /// and refits with the growth whose best held-out estimate is higher (greedy on ties).
   bool refit_lookahead = true;
+  /// Refit validation chooses the tree's size by cost-complexity (validate_refit's
+  /// `complexity`: a charge per leaf chosen on the folds, then the tree that charge picks from
+  /// the fit on every training shape) instead of a leaf count chosen on the folds.
+  bool refit_complexity = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;

@@ -41,6 +41,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"refit_validation", refit_validation},
                    {"optimism_charge", optimism_charge},
                    {"refit_lookahead", refit_lookahead},
+                   {"refit_complexity", refit_complexity},
                    {"sampled_sizes", sampled_sizes},
                    {"database",
                     {{"islands", database.islands},
@@ -143,6 +144,9 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Runs written before the lookahead refitted greedy trees only.
   o.refit_lookahead =
       j.contains("refit_lookahead") ? get_field<bool>(j, "refit_lookahead", w) : false;
+  // Runs written before cost-complexity chose the refitted tree's leaf count on the folds.
+  o.refit_complexity =
+      j.contains("refit_complexity") ? get_field<bool>(j, "refit_complexity", w) : false;
   // Runs written before sampled sizes returned the searched best.
   o.sampled_sizes = j.contains("sampled_sizes") ? get_field<int>(j, "sampled_sizes", w) : 0;
   if (c.contains("analytic_probes"))

@@ -356,9 +356,9 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   // kMaxTreeLeaves fitted large random training sets better and transferred worse to model
   // shapes (README, "Refit validation: every tree size, measured and not kept").
   const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
-  r.refit = validate_refit(feedback, max_leaves, kRefitFolds, options_.seed,
-                           problem_->spec.split == "random-mnk",
-                           options_.refit_lookahead ? kRefitLookahead : 0);
+  r.refit = validate_refit(
+      feedback, max_leaves, kRefitFolds, options_.seed, problem_->spec.split == "random-mnk",
+      options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity);
   r.refit_verdict =
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);

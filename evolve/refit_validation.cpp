@@ -70,10 +70,84 @@ double log_speedup(const ShapeFeedback& f, const Config& c, double penalty) {
   return std::log(f.expert_seconds / (best * penalty));
 }
 
+/// The sum over `feedback` (weighted) of the log speedup of each shape's choice by `tree`.
+double fitted_sum(const std::vector<ShapeFeedback>& feedback, const Program& tree, double penalty) {
+  double sum = 0;
+  for (const ShapeFeedback& f : feedback)
+    sum += std::max(0.0, f.shape.weight) * log_speedup(f, tree.choose(f.shape), penalty);
+  return sum;
+}
+
+/// The leaf count (1-based) of the tree of a sequence whose fitted sum (`sums`, one per leaf
+/// count) less `charge` per leaf is largest; the smaller on ties.
+int charged_size(const std::vector<double>& sums, double charge) {
+  int best = 1;
+  for (int l = 2; l <= int(sums.size()); ++l)
+    if (sums[std::size_t(l - 1)] - charge * l > sums[std::size_t(best - 1)] - charge * best + 1e-12)
+      best = l;
+  return best;
+}
+
+/// Cost-complexity over the folds of `out` (validate_refit's `complexity`): `fit_sums[fold][L -
+/// 1]` is the fold's L-leaf tree's sum over the shapes it was fitted on, `full` the sequence
+/// fitted on every shape.
+void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>& feedback,
+                          const std::vector<std::vector<std::size_t>>& dealt,
+                          const std::vector<std::vector<double>>& fit_sums,
+                          const std::vector<Program>& full, double penalty, double weight_total) {
+  std::vector<double> full_sums;
+  for (const Program& tree : full)
+    full_sums.push_back(fitted_sum(feedback, tree, penalty));
+  // Charges per leaf: none, and 20 a decade over four decades up to one that leaves every fold's
+  // tree and the full fit's at one leaf (the largest mean gain per extra leaf of any sequence).
+  double top_charge = 0;
+  const auto steepest = [&](const std::vector<double>& sums) {
+    for (std::size_t l = 1; l < sums.size(); ++l)
+      top_charge = std::max(top_charge, (sums[l] - sums[0]) / double(l));
+  };
+  for (const auto& sums : fit_sums)
+    steepest(sums);
+  steepest(full_sums);
+  std::vector<double> charges{0.0};
+  if (top_charge > 0)
+    for (int j = 0; j <= 80; ++j)
+      charges.push_back(1.01 * top_charge * std::pow(10.0, (j - 80) / 20.0));
+  std::vector<double> figure(charges.size(), 0.0);
+  for (std::size_t a = 0; a < charges.size(); ++a)
+    for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
+      const int l = charged_size(fit_sums[fold], charges[a]);
+      for (std::size_t i : dealt[fold])
+        figure[a] +=
+            std::max(0.0, feedback[i].shape.weight) * out.held_out_log[std::size_t(l - 1)][i];
+    }
+  // Of the charges with the best figure, the largest (the smallest trees), moved to the middle
+  // of the run of charges next to it that score the same (a geometric middle on this grid).
+  const double top = *std::max_element(figure.begin(), figure.end());
+  const auto tied = [&](std::size_t a) { return figure[a] >= top - 1e-12; };
+  std::size_t hi = charges.size() - 1;
+  while (!tied(hi))
+    --hi;
+  std::size_t lo = hi;
+  while (lo > 0 && tied(lo - 1))
+    --lo;
+  const std::size_t chosen = (lo + hi + 1) / 2;
+  out.complexity = true;
+  out.leaf_charge = charges[chosen] / weight_total;
+  out.best_leaves = charged_size(full_sums, charges[chosen]);
+  out.best_held_out = std::exp(figure[chosen] / weight_total);
+  out.charged_log.assign(feedback.size(), 0.0);
+  for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
+    const int l = charged_size(fit_sums[fold], charges[chosen]);
+    for (std::size_t i : dealt[fold])
+      out.charged_log[i] = out.held_out_log[std::size_t(l - 1)][i];
+  }
+}
+
 /// Cross-validates trees of 1 to `max_leaves` leaves, grown with `lookahead`, over the folds
-/// `dealt`.
+/// `dealt`; with `complexity`, chooses their size by cost-complexity (choose_by_complexity).
 RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               const std::vector<std::vector<std::size_t>>& dealt, int lookahead) {
+                               const std::vector<std::vector<std::size_t>>& dealt, int lookahead,
+                               bool complexity) {
   RefitValidation out;
   const std::size_t n = feedback.size();
   const int kg = int(dealt.size());
@@ -96,6 +170,9 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
     trees.push_back(refit_sequence(feedback, choice));
   }
   std::vector<bool> held(n);
+  // Per fold, per leaf count: the tree's weighted sum over the shapes it was fitted on.
+  std::vector<std::vector<double>> fit_sums(dealt.size(),
+                                            std::vector<double>(std::size_t(max_leaves), 0.0));
   for (int leaves = 1; leaves <= max_leaves; ++leaves) {
     double sum = 0, optimism = 0;
     std::vector<double> logs(n, 0.0);
@@ -120,6 +197,7 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
         if (held[i]) logs[i] = l;
       }
       sum += held_sum;
+      fit_sums[fold][std::size_t(leaves - 1)] = fit_sum;
       if (held_w > 0 && fit_w > 0) optimism += held_w * (fit_sum / fit_w - held_sum / held_w);
     }
     out.optimism.push_back(optimism / weight_total);
@@ -131,13 +209,21 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
       out.best_held_out = out.held_out.back();
     }
   }
+  if (!complexity) return out;
+  for (const auto& fold_trees : trees)
+    if (fold_trees.size() != std::size_t(max_leaves)) return out; // a fold with nothing to fit
+  choice.use.assign(n, true);
+  const std::vector<Program> full = refit_sequence(feedback, choice);
+  if (full.size() != std::size_t(max_leaves)) return out;
+  choose_by_complexity(out, feedback, dealt, fit_sums, full, choice.penalty, weight_total);
   return out;
 }
 
 } // namespace
 
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               int folds, std::uint64_t seed, bool group_sizes, int lookahead) {
+                               int folds, std::uint64_t seed, bool group_sizes, int lookahead,
+                               bool complexity) {
   RefitValidation out;
   const std::size_t n = feedback.size();
   const int k = std::min<int>(folds, int(n / 2));
@@ -150,13 +236,21 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
   const std::vector<std::vector<std::size_t>> dealt =
       deal_shape_folds(shapes, k, seed, group_sizes);
   if (dealt.empty()) return out;
-  out = cross_validate(feedback, max_leaves, dealt, 0);
+  out = cross_validate(feedback, max_leaves, dealt, 0, complexity);
   if (lookahead > 0 && out.folds > 0) {
     // The same folds with the lookahead's trees: the growth with the better held-out estimate.
-    RefitValidation ahead = cross_validate(feedback, max_leaves, dealt, lookahead);
+    RefitValidation ahead = cross_validate(feedback, max_leaves, dealt, lookahead, complexity);
     if (ahead.best_held_out > out.best_held_out) out = std::move(ahead);
   }
   return out;
+}
+
+const std::vector<double>& RefitValidation::chosen_log() const {
+  static const std::vector<double> none;
+  if (complexity) return charged_log;
+  return best_leaves >= 1 && std::size_t(best_leaves) <= held_out_log.size()
+             ? held_out_log[std::size_t(best_leaves - 1)]
+             : none;
 }
 
 RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& searched_log,
@@ -164,7 +258,7 @@ RefitVerdict compare_refit(const RefitValidation& v, const std::vector<double>& 
   RefitVerdict out;
   out.leaves = v.best_leaves;
   if (v.folds == 0 || v.best_leaves < 1) return out;
-  const std::vector<double>& tree = v.held_out_log[std::size_t(v.best_leaves - 1)];
+  const std::vector<double>& tree = v.chosen_log();
   if (tree.size() != searched_log.size() || weights.size() != tree.size()) return out;
   double w_sum = 0, w2_sum = 0, mean = 0;
   for (std::size_t i = 0; i < tree.size(); ++i) {

@@ -31,6 +31,19 @@ struct RefitValidation {
   /// The trees' growth the estimate is of: 0 greedy, else TreeOptions::lookahead (validate_refit
   /// keeps the one with the better best_held_out).
   int lookahead = 0;
+  /// True when the size was chosen by cost-complexity (validate_refit's `complexity`): a
+  /// charge per leaf chosen on the folds, best_leaves being the full fit's tree under it.
+  bool complexity = false;
+  /// With complexity: the chosen charge per leaf, in mean log speedup over the training shapes
+  /// (a leaf must gain this much, averaged over every training shape, to be grown).
+  double leaf_charge = 0;
+  /// With complexity: per training shape, the held-out log speedup of its fold's tree under the
+  /// chosen charge (what best_held_out averages).
+  std::vector<double> charged_log;
+
+  /// Per training shape: the held-out log speedup the chosen size stands for (charged_log, or
+  /// held_out_log of best_leaves); empty when nothing was validated.
+  const std::vector<double>& chosen_log() const;
 };
 
 /// The paired comparison of a refitted tree with the searched program.
@@ -69,8 +82,15 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
 /// stay in one fold, so a held-out size is unseen (as a split by size tests); else shapes are
 /// dealt one by one. With `lookahead` > 0 the same folds are also run with trees grown with
 /// that lookahead (TreeOptions::lookahead), and the growth with the better best_held_out is
-/// returned (greedy on ties). Deterministic.
+/// returned (greedy on ties). With `complexity` the size is chosen as CART's cost-complexity
+/// pruning chooses it: each fold's tree is the one of its sequence whose fitted sum of log
+/// speedups less a charge per leaf is largest, the charge with the best held-out figure is
+/// kept (the middle of a run of ties), and best_leaves is the tree that charge picks from the
+/// sequence fitted on every shape, which may be larger than the folds' trees (a charge per
+/// leaf asks the same of each split whatever the number of shapes; a leaf count chosen on
+/// folds of four fifths of the shapes is a size for fewer shapes). Deterministic.
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0);
+                               int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0,
+                               bool complexity = false);
 
 } // namespace tv

@@ -66,7 +66,10 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                              {"optimism_charge", r.refit_verdict.charge},
                              {"standard_error", r.refit_verdict.standard_error},
                              {"tree_chosen", r.refit_verdict.tree_wins},
-                             {"lookahead", r.refit.lookahead}};
+                             {"lookahead", r.refit.lookahead},
+                             {"chosen_held_out_speedup", r.refit.best_held_out},
+                             {"complexity", r.refit.complexity},
+                             {"leaf_charge", r.refit.leaf_charge}};
   if (r.selection.folds > 0) {
     j["selection"] = r.selection.to_json(false);
     j["selection"]["searched_best"] = {{"id", r.best_searched.id},
@@ -212,7 +215,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                        counted(r.raced_completion_kernel_runs, "kernel run", "kernel runs"));
   if (r.refit_verdict.tree_wins)
     out += fmt::format(
-        "The result is the decision tree of {} leaves refitted on the run's own measurements{}, "
+        "The result is the decision tree of {} leaves refitted on the run's own measurements{}{}, "
         "not the searched program: on held-out folds of the training shapes ({} folds) it gains "
         "{:+.2f}% over the searched program's training figure{} (standard error {:.2f}%; {}"
         "--no-refit-validation keeps the searched program).\n\n",
@@ -220,6 +223,12 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
         r.refit.lookahead > 0 ? " (grown with a two-step lookahead, which did better than greedy "
                                 "growth on the same folds)"
                               : "",
+        r.refit.complexity
+            ? fmt::format(", as many as a charge of {:.3f}% per leaf gives it (the charge that "
+                          "did best on the folds, as CART's cost-complexity pruning chooses; "
+                          "--no-refit-complexity takes the folds' best leaf count)",
+                          100 * std::expm1(r.refit.leaf_charge))
+            : std::string(),
         r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
         r.refit_verdict.charge > 0
             ? fmt::format(" once that figure is lowered by {:.2f}%, the optimism of a refitted "

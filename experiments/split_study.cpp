@@ -137,6 +137,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.analytic_seed = options.analytic_seed;
       spec.options.optimism_charge = options.optimism_charge;
       spec.options.refit_lookahead = options.refit_lookahead;
+      spec.options.refit_complexity = options.refit_complexity;
       spec.options.sampled_sizes = r.options.sampled_sizes; // resolved above
       spec.options.cascade.race_batch = options.race_batch;
       spec.options.kernel_runs = r.options.kernel_runs;
@@ -249,6 +250,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                                                                 : std::string()) +
           (options.refit_validation && !options.refit_lookahead ? ", no refit lookahead"
                                                                 : std::string()) +
+          (options.refit_validation && !options.refit_complexity ? ", no refit complexity"
+                                                                 : std::string()) +
           (options.wave_guards ? std::string() : ", no wave guards") +
           (options.wave_guards && !options.guard_validation ? ", no guard validation"
                                                             : std::string()) +

@@ -481,16 +481,16 @@ TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched 
   REQUIRE(a.contains("refit_validation"));
   CHECK(a["refit_validation"]["tree_chosen"] == true);
   CHECK(a["refit_validation"]["gain"].get<double>() > 0);
-  // Trees of 1 to twice the baseline's 8 leaves are candidates, and the one chosen is the
-  // held-out best.
+  // Trees of 1 to twice the baseline's 8 leaves are candidates, the size chosen among them by
+  // cost-complexity (the test below).
   const auto& leaves = a["refit_validation"]["leaves"];
   REQUIRE(leaves.size() == 16);
   CHECK(leaves.front() == 1);
   CHECK(leaves.back() == 16);
-  const auto& held = a["refit_validation"]["held_out_speedup"];
   const int best = a["refit_validation"]["best_leaves"].get<int>();
-  for (const auto& h : held)
-    CHECK(h.get<double>() <= held[std::size_t(best - 1)].get<double>());
+  CHECK(best >= 1);
+  CHECK(best <= 16);
+  CHECK(a["refit_validation"]["complexity"] == true);
   CHECK(a["best"]["op"] == "refit");
   CHECK_FALSE(b.contains("refit_validation"));
   CHECK(a["best"]["program"] != b["best"]["program"]);
@@ -498,6 +498,42 @@ TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched 
   CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]);
   CHECK(a["train"]["speedup_vs_expert"].get<double>() >
         b["train"]["speedup_vs_expert"].get<double>());
+}
+
+TEST_CASE("cli: refit validation sizes the tree by a charge per leaf, --no-refit-complexity by "
+          "the folds' best leaf count") {
+  // On split 1 of the A100 HuggingFace GEMMs the charge per leaf that did best on the folds
+  // picks a larger tree from the fit on every training shape than the leaf count that did
+  // best on the folds (fitted on four fifths of them).
+  const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
+                           "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "
+                           "--max-kernel-runs 27% --split-seed 1";
+  const auto [a, b] = json_on_off(args, "--no-refit-complexity");
+  REQUIRE(a.contains("refit_validation"));
+  REQUIRE(b.contains("refit_validation"));
+  const auto& ca = a["refit_validation"];
+  const auto& cb = b["refit_validation"];
+  CHECK(ca["complexity"] == true);
+  CHECK(cb["complexity"] == false);
+  CHECK(ca["leaf_charge"].get<double>() > 0);
+  CHECK(cb["leaf_charge"].get<double>() == 0);
+  const auto argmax = [](const nlohmann::json& held) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < held.size(); ++i)
+      if (held[i].get<double>() > held[best].get<double>()) best = i;
+    return int(best) + 1;
+  };
+  // Without: the held-out best leaf count. With: the charge's tree, larger here.
+  CHECK(cb["best_leaves"].get<int>() == argmax(cb["held_out_speedup"]));
+  CHECK(ca["best_leaves"].get<int>() > argmax(ca["held_out_speedup"]));
+  CHECK(ca["tree_chosen"] == true);
+  CHECK(a["best"]["program"] != b["best"]["program"]);
+  CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]); // no kernel run more
+  const Run summary = run(args);
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("cost-complexity pruning") != std::string::npos);
+  CHECK(run("evolve --help").out.find("--no-refit-complexity") != std::string::npos);
+  check_splits_flag("--no-refit-complexity", "refit_complexity");
 }
 
 TEST_CASE(

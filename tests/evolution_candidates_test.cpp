@@ -178,6 +178,8 @@ TEST_CASE("evolution: a resumed finished run holds guard validation's pairs asid
   const Problem& p = test::lecture_problem("h100");
   EvolutionOptions o;
   o.budget = 500;
+  // A run whose guard validation times pairs: with the refit's size by a leaf count, here.
+  o.refit_complexity = false;
   const std::string dir = temp_dir(scratch, "late");
   Budgeted first(p.gpu, 37);
   const EvolutionResult r = Evolution(p, first, o, dir).run();

@@ -394,6 +394,8 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   test::check_step_option("place_thresholds", &EvolutionOptions::place_thresholds);
   test::check_step_option("refit_validation", &EvolutionOptions::refit_validation);
   test::check_step_option("optimism_charge", &EvolutionOptions::optimism_charge);
+  test::check_step_option("refit_lookahead", &EvolutionOptions::refit_lookahead);
+  test::check_step_option("refit_complexity", &EvolutionOptions::refit_complexity);
 }
 
 TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept") {

@@ -44,6 +44,26 @@ std::vector<ShapeFeedback> two_regimes(int n, int layouts = 1) {
   return out;
 }
 
+/// n shapes M = 16, 32, ...: which of two configs is 2x faster changes at random (seed `state`).
+std::vector<ShapeFeedback> coin_flips(int n, std::uint64_t state) {
+  std::vector<ShapeFeedback> noise;
+  for (int i = 1; i <= n; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const bool a_fast = (state >> 33) & 1;
+    ShapeFeedback f;
+    f.shape.M = 16 * i;
+    f.shape.N = 4096;
+    f.shape.K = 4096;
+    std::vector<MeasuredConfigs::Entry> m{{a_fast ? 1.0 : 2.0, tile(32)},
+                                          {a_fast ? 2.0 : 1.0, tile(128)}};
+    std::sort(m.begin(), m.end());
+    f.measured = MeasuredConfigs(std::move(m));
+    f.expert_seconds = f.seconds = 2.0;
+    noise.push_back(f);
+  }
+  return noise;
+}
+
 } // namespace
 
 TEST_CASE("refit validation: a tree that finds the two regimes wins held out") {
@@ -99,22 +119,7 @@ TEST_CASE(
   // Which config is faster changes from shape to shape at random: a tree of many leaves fits
   // the shapes it was fitted on and no held-out ones, so its optimism is large; one leaf has
   // little to fit. On the two clean regimes, two leaves carry over whole.
-  std::vector<ShapeFeedback> noise;
-  std::uint64_t state = 7;
-  for (int i = 1; i <= 60; ++i) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    const bool a_fast = (state >> 33) & 1;
-    ShapeFeedback f;
-    f.shape.M = 16 * i;
-    f.shape.N = 4096;
-    f.shape.K = 4096;
-    std::vector<MeasuredConfigs::Entry> m{{a_fast ? 1.0 : 2.0, tile(32)},
-                                          {a_fast ? 2.0 : 1.0, tile(128)}};
-    std::sort(m.begin(), m.end());
-    f.measured = MeasuredConfigs(std::move(m));
-    f.expert_seconds = f.seconds = 2.0;
-    noise.push_back(f);
-  }
+  const std::vector<ShapeFeedback> noise = coin_flips(60, 7);
   const RefitValidation v = validate_refit(noise, 8, 5, 1, false);
   REQUIRE(v.optimism.size() == 8);
   CHECK(v.optimism[7] > 0.05);
@@ -140,6 +145,42 @@ TEST_CASE(
   CHECK(charged.tree_wins);
   w.optimism = {-0.5, -0.5};
   CHECK(compare_refit(w, ahead, weights, 2).charge == 0);
+}
+
+TEST_CASE("refit validation: cost-complexity chooses a charge per leaf on the folds") {
+  // The two clean regimes: any charge up to the split's whole gain keeps two leaves; the figure
+  // is that of the folds' trees under the chosen charge.
+  const auto fb = two_regimes(40);
+  const RefitValidation v = validate_refit(fb, 8, 5, 1, false, 0, true);
+  REQUIRE(v.folds == 5);
+  CHECK(v.complexity);
+  CHECK(v.best_leaves == 2);
+  CHECK(v.leaf_charge >= 0);
+  REQUIRE(v.charged_log.size() == fb.size());
+  CHECK(&v.chosen_log() == &v.charged_log);
+  double mean = 0;
+  for (double l : v.charged_log)
+    mean += l / double(fb.size());
+  CHECK(v.best_held_out == doctest::Approx(std::exp(mean)));
+  CHECK(v.best_held_out > 1.9);
+  // The leaf-count choice is what it was, and says so.
+  const RefitValidation by_count = validate_refit(fb, 8, 5, 1, false, 0, false);
+  CHECK_FALSE(by_count.complexity);
+  CHECK(by_count.charged_log.empty());
+  CHECK(&by_count.chosen_log() == &by_count.held_out_log[std::size_t(by_count.best_leaves - 1)]);
+  const std::vector<double> weights(fb.size(), 1.0);
+  CHECK(compare_refit(v, std::vector<double>(fb.size(), 0.0), weights).tree_wins);
+  CHECK_FALSE(compare_refit(v, std::vector<double>(fb.size(), std::log(2.0)), weights).tree_wins);
+
+  // On coin flips no split carries over: the charge chosen is one that keeps the tree small,
+  // on every table of ten.
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    CAPTURE(seed);
+    const RefitValidation n = validate_refit(coin_flips(60, seed), 8, 5, 1, false, 0, true);
+    REQUIRE(n.complexity);
+    CHECK(n.leaf_charge > 0);
+    CHECK(n.best_leaves <= 3);
+  }
 }
 
 TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of them stop it") {
