@@ -20,8 +20,11 @@ struct RefitValidation {
   int folds = 0;                ///< 0: too few shapes or measurements, nothing was validated
   std::vector<int> leaves;      ///< the leaf limits tried
   std::vector<double> held_out; ///< per leaf limit: held-out speedup over the expert
-  int best_leaves = 0;          ///< the leaf limit with the best held-out speedup
-  double best_held_out = 0;     ///< its held-out speedup
+  /// The leaf limit with the best held-out speedup; with `complexity`, the leaves of the tree
+  /// the chosen charge picks from the fit on every shape.
+  int best_leaves = 0;
+  /// Its held-out speedup; with `complexity`, that of the folds' trees under the chosen charge.
+  double best_held_out = 0;
   /// Per leaf limit, per training shape: the held-out log speedup over the expert.
   std::vector<std::vector<double>> held_out_log;
   /// Per leaf limit: how much better the folds' trees fit the shapes they were fitted on than
@@ -85,10 +88,11 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
 /// returned (greedy on ties). With `complexity` the size is chosen as CART's cost-complexity
 /// pruning chooses it: each fold's tree is the one of its sequence whose fitted sum of log
 /// speedups less a charge per leaf is largest, the charge with the best held-out figure is
-/// kept (the middle of a run of ties), and best_leaves is the tree that charge picks from the
-/// sequence fitted on every shape, which may be larger than the folds' trees (a charge per
-/// leaf asks the same of each split whatever the number of shapes; a leaf count chosen on
-/// folds of four fifths of the shapes is a size for fewer shapes). Deterministic.
+/// kept (of tied ones, the middle of the run of ties next to the largest), and best_leaves is the
+/// tree that charge picks from the sequence fitted on every shape, which may be larger than the
+/// folds' trees (a charge per leaf asks the same of each split whatever the number of shapes; a
+/// leaf count chosen on folds of four fifths of the shapes is a size for fewer shapes).
+/// Deterministic.
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0,
                                bool complexity = false);
