@@ -9,6 +9,8 @@ of these by less than its standard error is noise.
   python3 scripts/ab_panel.py                                 # build/tilevolve's figures
   python3 scripts/ab_panel.py --base OLD/tilevolve            # OLD against build/tilevolve
   python3 scripts/ab_panel.py --base-args=--no-analytic-seed  # a flag off against the default
+  python3 scripts/ab_panel.py --json base.json                # once: the default's figures
+  python3 scripts/ab_panel.py --change NEW/tilevolve --base-json base.json   # then each try
   python3 scripts/ab_panel.py --windows 0,20,40 --transfer-seeds 20
   python3 scripts/ab_panel.py --shared ../shared/data/autoheuristic   # and the untrimmed tables
   python3 scripts/ab_panel.py --list                          # the rows and their commands
@@ -20,8 +22,12 @@ another), the evolved median over seeds minus the tree. `--shared DIR` adds rows
 public A100 tables kept outside the repository (DIR holds a100_hf_train_mm.txt,
 a100_timm_train_mm.txt and a100_mm.txt of the AutoHeuristic dataset). The summary gives, per
 kind of row, the mean figure of each side and, with two sides, how many rows went up and down
-(by at least 0.005 points) and the mean paired difference with its standard error over rows.
-Both sides with the defaults take under a minute on a 2-core machine; --shared adds about one.
+(by at least 0.005 points) and the mean paired difference with its standard error over rows,
+then the difference per table, one figure per window. `--base-json FILE` takes the base side's
+figures from an earlier `--json` of this script (its judged side, "change") instead of running
+them: a default measured once, then each prototype against it, at half the time; FILE must hold
+every chosen row (the same --windows, --transfer-seeds and --shared).
+Both sides with the defaults take about 70 s on a 2-core machine; --shared adds about a minute.
 Exit status 0 when every command ran, 1 when one failed, 2 for bad options. Standard library
 only.
 """
@@ -100,6 +106,54 @@ def run_row(tool, extra, row):
     return figure(json.loads(done.stdout), kind)
 
 
+def by_table(kind_rows, sides, figures):
+    """With two sides: per table of the split studies, change - base in each window."""
+    if len(sides) != 2:
+        return []
+    tables = {}
+    for name, kind, _ in kind_rows:
+        if kind == "study" and all(name in figures[s] for s in sides):
+            tables.setdefault(name.split(", splits ")[0], []).append(
+                figures[sides[1]][name] - figures[sides[0]][name])
+    if not tables:
+        return []
+    width = max(len(t) for t in tables)
+    return ["by table (change - base, one figure per window, then their mean):"] + [
+        f"  {t.ljust(width)}  " + " ".join(f"{d:+.2f}" for d in diffs) +
+        f"  mean {statistics.mean(diffs):+.2f}" for t, diffs in tables.items()]
+
+
+def base_figures(path, chosen, transfer_seeds):
+    """The judged side's figures of an earlier --json of this script, for the rows `chosen`, and
+    how that side ran; raises ValueError saying what is wrong with the file."""
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+        figures = saved["figures"]["change"]
+        ran = saved.get("sides", {}).get("change", {})
+    except OSError as e:
+        raise ValueError(f"cannot read it: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not JSON (line {e.lineno}: {e.msg})")
+    except (KeyError, TypeError):
+        raise ValueError('no figures of a side "change" (write it with this script\'s --json)')
+    seeds = saved.get("options", {}).get("transfer_seeds")
+    if seeds is not None and seeds != transfer_seeds and any(k == "transfer" for _, k, _ in chosen):
+        raise ValueError(f"its transfers ran at {seeds} seeds, these at {transfer_seeds} "
+                         f"(--transfer-seeds {seeds}, or --only to leave the transfers out)")
+    missing = [name for name, _, _ in chosen if name not in figures]
+    if missing:
+        raise ValueError(f"no figure for {len(missing)} of the {len(chosen)} rows chosen, e.g. "
+                         f"{missing[0]!r} (run both with the same --windows, --transfer-seeds "
+                         f"and --shared)")
+    out = {}
+    for name, _, _ in chosen:
+        if not isinstance(figures[name], (int, float)):
+            raise ValueError(f"the figure of {name!r} is not a number")
+        out[name] = float(figures[name])
+    return out, ran
+
+
 def summary(kind_rows, sides, figures):
     """Lines summing up one kind of row over every side."""
     out = []
@@ -140,6 +194,9 @@ def main(argv):
     ap.add_argument("--shared", metavar="DIR",
                     help="also the untrimmed public A100 tables in DIR (" +
                          ", ".join(UNTRIMMED.values()) + ")")
+    ap.add_argument("--base-json", metavar="FILE",
+                    help="the base side's figures from an earlier --json of this script (its "
+                         "\"change\" side) instead of running them")
     ap.add_argument("--only", help="run the rows whose name contains this text")
     ap.add_argument("--jobs", type=int, default=2, help="commands at a time (default 2)")
     ap.add_argument("--list", action="store_true", help="list the rows and their commands")
@@ -170,8 +227,18 @@ def main(argv):
     if not chosen:
         return fail(f"no row name contains {a.only!r}")
     sides = {"change": (a.change, shlex.split(a.change_args))}
+    if a.base_json and (a.base or a.base_args):
+        return fail("--base-json takes the base side from a file: give no --base or --base-args")
     if a.base or a.base_args:
         sides = {"base": (a.base or a.change, shlex.split(a.base_args)), **sides}
+    saved = None
+    if a.base_json and not a.list:
+        try:
+            saved, ran = base_figures(a.base_json, chosen, a.transfer_seeds)
+        except ValueError as e:
+            return fail(f"--base-json {a.base_json}: {e}")
+        print(f"base: the figures of {a.base_json} (tool {ran.get('tool', '?')}, arguments "
+              f"{shlex.join(ran.get('args', [])) or 'none'})", file=sys.stderr)
     if a.list:
         for name, _, args in chosen:
             print(f"{name}\n  {shlex.join(['tilevolve', 'splits'] + args + ['--json'])}")
@@ -180,6 +247,8 @@ def main(argv):
         if not os.access(tool, os.X_OK):
             return fail(f"no tilevolve binary at {tool} (--{side})")
     figures = {s: {} for s in sides}
+    if saved is not None:
+        figures = {"base": saved, **figures}
     failed, start = [], time.monotonic()
     with ThreadPoolExecutor(a.jobs) as pool:
         futures = {pool.submit(run_row, tool, extra, row): (side, row[0])
@@ -193,7 +262,7 @@ def main(argv):
                 print(f"ab_panel: {side}: {name}: {e}", file=sys.stderr)
             print(f"[{k}/{len(futures)}, {time.monotonic() - start:.0f} s] {side}: {name}",
                   file=sys.stderr, flush=True)
-    names = list(sides)
+    names = list(figures)
     head = ["row"] + names + (["change - base"] if len(names) == 2 else [])
     table = []
     for name, _, _ in chosen:
@@ -210,11 +279,16 @@ def main(argv):
     for r in table:
         print(line(r))
     print()
-    for text in summary(chosen, names, figures):
+    for text in summary(chosen, names, figures) + by_table(chosen, names, figures):
         print(text)
     if a.json:
+        described = {s: {"tool": t, "args": x} for s, (t, x) in sides.items()}
+        if saved is not None:
+            described = {"base": {"from": os.path.abspath(a.base_json)}, **described}
         with open(a.json, "w") as f:
-            json.dump({"sides": {s: {"tool": t, "args": x} for s, (t, x) in sides.items()},
+            json.dump({"sides": described,
+                       "options": {"windows": windows, "transfer_seeds": a.transfer_seeds,
+                                   "shared": a.shared},
                        "figures": figures,
                        "rows": [{"name": n, "kind": k, "args": x} for n, k, x in chosen]},
                       f, indent=1)

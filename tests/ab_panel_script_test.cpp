@@ -1,6 +1,7 @@
 // scripts/ab_panel.py, the broad panel a default is chosen on: its commands are the tool's own,
-// an A/B of one row reports the binary's figures and their paired difference, and bad options
-// exit 2. The whole panel takes minutes and runs by hand.
+// an A/B of one row reports the binary's figures and their paired difference, a saved side
+// stands in for a run one (--base-json), and bad options exit 2. The whole panel takes minutes and
+// runs by hand.
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_match.hpp"
@@ -76,6 +77,34 @@ TEST_CASE("ab panel script: an A/B of one row, its figures the binary's") {
   }
   // The analytic seed is what the timm halves gain from (README): the two sides differ.
   CHECK(base != doctest::Approx(change));
+  // --base-json: the base side is the saved file's judged side, not run again; the default
+  // against itself moves nothing, and the per-table lines say so.
+  const std::string again = dir.at("again.json");
+  const auto reused =
+      tv::test::run_shell(kScript + " --change " TILEVOLVE_BINARY + " --base-json " + json +
+                          " --windows 0 " + "--only 'A100 timm, splits' --json " + again + " 2>&1");
+  INFO(reused.out);
+  REQUIRE(reused.status == 0);
+  CHECK(contains(reused.out, "base: the figures of " + json));
+  CHECK(contains(reused.out, "[1/1, ")); // one command ran: the change side's
+  CHECK(contains(reused.out, "0 up, 0 down, 1 the same"));
+  CHECK(contains(reused.out, "  replay A100 timm  +0.00  mean +0.00"));
+  std::ifstream in2(again);
+  const auto k = nlohmann::json::parse(in2);
+  CHECK(k["figures"]["base"]["replay A100 timm, splits 0-19"].get<double>() ==
+        doctest::Approx(change));
+  CHECK(k["sides"]["base"]["from"].get<std::string>() == json);
+  CHECK(k["options"]["transfer_seeds"].get<int>() == 10);
+  // A file without the rows chosen, or with transfers at other seeds, is refused.
+  const auto more = tv::test::run_shell(kScript + " --base-json " + again +
+                                        " --windows 0,20 --only 'A100 timm, splits' 2>&1");
+  CHECK(more.status == 2);
+  CHECK(contains(more.out, "no figure for 1 of the 2 rows chosen, e.g. 'replay A100 timm, "
+                           "splits 20-39'"));
+  const auto seeds = tv::test::run_shell(kScript + " --base-json " + again +
+                                         " --transfer-seeds 3 --only 'timm' 2>&1");
+  CHECK(seeds.status == 2);
+  CHECK(contains(seeds.out, "its transfers ran at 10 seeds, these at 3"));
 }
 
 TEST_CASE("ab panel script: bad options exit 2 and say why") {
@@ -94,6 +123,12 @@ TEST_CASE("ab panel script: bad options exit 2 and say why") {
   const auto seeds = tv::test::run_shell(kScript + " --transfer-seeds 0 2>&1");
   CHECK(seeds.status == 2);
   CHECK(contains(seeds.out, "--transfer-seeds must be at least 1"));
+  const auto both = tv::test::run_shell(kScript + " --base-json x.json --base-args=--x 2>&1");
+  CHECK(both.status == 2);
+  CHECK(contains(both.out, "--base-json takes the base side from a file"));
+  const auto unread = tv::test::run_shell(kScript + " --base-json /nonexistent.json 2>&1");
+  CHECK(unread.status == 2);
+  CHECK(contains(unread.out, "--base-json /nonexistent.json: cannot read it"));
 }
 
 } // namespace ab_panel_script_test
