@@ -96,39 +96,27 @@ TEST_CASE("ab panel script: an A/B of one row, its figures the binary's") {
   CHECK(k["sides"]["base"]["from"].get<std::string>() == json);
   CHECK(k["options"]["transfer_seeds"].get<int>() == 10);
   // A file without the rows chosen, or with transfers at other seeds, is refused.
-  const auto more = tv::test::run_shell(kScript + " --base-json " + again +
-                                        " --windows 0,20 --only 'A100 timm, splits' 2>&1");
-  CHECK(more.status == 2);
-  CHECK(contains(more.out, "no figure for 1 of the 2 rows chosen, e.g. 'replay A100 timm, "
-                           "splits 20-39'"));
-  const auto seeds = tv::test::run_shell(kScript + " --base-json " + again +
-                                         " --transfer-seeds 3 --only 'timm' 2>&1");
-  CHECK(seeds.status == 2);
-  CHECK(contains(seeds.out, "its transfers ran at 10 seeds, these at 3"));
+  tv::test::check_refused(kScript + " --base-json " + again +
+                              " --windows 0,20 --only 'A100 timm, splits'",
+                          "no figure for 1 of the 2 rows chosen, e.g. 'replay A100 timm, "
+                          "splits 20-39'");
+  tv::test::check_refused(kScript + " --base-json " + again + " --transfer-seeds 3 --only timm",
+                          "its transfers ran at 10 seeds, these at 3");
 }
 
 TEST_CASE("ab panel script: bad options exit 2 and say why") {
-  const auto none = tv::test::run_shell(kScript + " --only no-such-row 2>&1");
-  CHECK(none.status == 2);
-  CHECK(contains(none.out, "no row name contains 'no-such-row'"));
-  const auto tool = tv::test::run_shell(kScript + " --base /nonexistent/tilevolve 2>&1");
-  CHECK(tool.status == 2);
-  CHECK(contains(tool.out, "no tilevolve binary at /nonexistent/tilevolve (--base)"));
-  const auto windows = tv::test::run_shell(kScript + " --windows 0,x 2>&1");
-  CHECK(windows.status == 2);
-  CHECK(contains(windows.out, "--windows wants first split seeds like 0,20"));
-  const auto shared = tv::test::run_shell(kScript + " --shared /nonexistent --list 2>&1");
-  CHECK(shared.status == 2);
-  CHECK(contains(shared.out, "--shared /nonexistent: no a100_hf_train_mm.txt"));
-  const auto seeds = tv::test::run_shell(kScript + " --transfer-seeds 0 2>&1");
-  CHECK(seeds.status == 2);
-  CHECK(contains(seeds.out, "--transfer-seeds must be at least 1"));
-  const auto both = tv::test::run_shell(kScript + " --base-json x.json --base-args=--x 2>&1");
-  CHECK(both.status == 2);
-  CHECK(contains(both.out, "--base-json takes the base side from a file"));
-  const auto unread = tv::test::run_shell(kScript + " --base-json /nonexistent.json 2>&1");
-  CHECK(unread.status == 2);
-  CHECK(contains(unread.out, "--base-json /nonexistent.json: cannot read it"));
+  using tv::test::check_refused;
+  check_refused(kScript + " --only no-such-row", "no row name contains 'no-such-row'");
+  check_refused(kScript + " --base /nonexistent/tilevolve",
+                "no tilevolve binary at /nonexistent/tilevolve (--base)");
+  check_refused(kScript + " --windows 0,x", "--windows wants first split seeds like 0,20");
+  check_refused(kScript + " --shared /nonexistent --list",
+                "--shared /nonexistent: no a100_hf_train_mm.txt");
+  check_refused(kScript + " --transfer-seeds 0", "--transfer-seeds must be at least 1");
+  check_refused(kScript + " --base-json x.json --base-args=--x",
+                "--base-json takes the base side from a file");
+  check_refused(kScript + " --base-json /nonexistent.json",
+                "--base-json /nonexistent.json: cannot read it");
 }
 
 } // namespace ab_panel_script_test

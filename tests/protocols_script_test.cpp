@@ -112,15 +112,12 @@ TEST_CASE("protocols script: one protocol end to end, its figures the binary's")
 }
 
 TEST_CASE("protocols script: bad options exit 2 and say why") {
-  const auto none = tv::test::run_shell(kScript + " --only no-such-protocol 2>&1");
-  CHECK(none.status == 2);
-  CHECK(contains(none.out, "no protocol name contains 'no-such-protocol'"));
-  const auto tool = tv::test::run_shell(kScript + " --tool /nonexistent/tilevolve 2>&1");
-  CHECK(tool.status == 2);
-  CHECK(contains(tool.out, "no tilevolve binary at /nonexistent/tilevolve"));
-  const auto negative = tv::test::run_shell(kScript + " --first-split -1 2>&1");
-  CHECK(negative.status == 2);
-  CHECK(contains(negative.out, "--first-split must not be negative"));
+  using tv::test::check_refused;
+  check_refused(kScript + " --only no-such-protocol",
+                "no protocol name contains 'no-such-protocol'");
+  check_refused(kScript + " --tool /nonexistent/tilevolve",
+                "no tilevolve binary at /nonexistent/tilevolve");
+  check_refused(kScript + " --first-split -1", "--first-split must not be negative");
 }
 
 TEST_CASE("protocols script: --first-split moves the split studies, not the fixed pairs") {

@@ -30,6 +30,15 @@ inline ShellResult run_shell(const std::string& line) {
   return r;
 }
 
+/// Checks that `line` (its stderr folded into its output) exits with `status` and says `says`.
+inline void check_refused(const std::string& line, const std::string& says, int status = 2) {
+  const ShellResult r = run_shell(line + " 2>&1");
+  INFO(line);
+  INFO(r.out);
+  CHECK(r.status == status);
+  CHECK(r.out.find(says) != std::string::npos);
+}
+
 /// The whole content of a file ("" when it cannot be read).
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);
