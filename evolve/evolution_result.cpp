@@ -120,6 +120,12 @@ std::vector<std::vector<double>> analytic_prior(const Problem& problem,
   return prior;
 }
 
+/// Whether folds of the training shapes keep each (M, N, K)'s shapes together: they mirror the
+/// split, and a split that holds out whole sizes (random-mnk) has unseen sizes in its test half.
+bool folds_by_size(const Problem& problem) {
+  return problem.spec.split == "random-mnk";
+}
+
 } // namespace
 
 bool is_run_step(const std::string& op) {
@@ -203,8 +209,8 @@ std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
   s.late_from = s.eval.cached_pairs();
   if (!s.late_cache.is_null()) s.eval.cache_from_json(std::exchange(s.late_cache, nullptr), true);
   const Program& p = r.best.program;
-  const auto folds = deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed,
-                                      problem_->spec.split == "random-mnk");
+  const auto folds =
+      deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed, folds_by_size(*problem_));
   const std::vector<GuardDiversion> diversions =
       guard_diversions(p, s.train_shapes, folds, problem_->gpu.units);
   // The pairs the run lacks, config by config, in the order the diversions need them (so the
@@ -356,9 +362,9 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   // kMaxTreeLeaves fitted large random training sets better and transferred worse to model
   // shapes (README, "Refit validation: every tree size, measured and not kept").
   const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
-  r.refit = validate_refit(
-      feedback, max_leaves, kRefitFolds, options_.seed, problem_->spec.split == "random-mnk",
-      options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity);
+  r.refit =
+      validate_refit(feedback, max_leaves, kRefitFolds, options_.seed, folds_by_size(*problem_),
+                     options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity);
   r.refit_verdict =
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);
