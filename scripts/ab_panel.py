@@ -130,14 +130,19 @@ def base_figures(path, chosen, transfer_seeds):
         with open(path) as f:
             saved = json.load(f)
         figures = saved["figures"]["change"]
-        ran = saved.get("sides", {}).get("change", {})
+        if not isinstance(figures, dict):
+            raise TypeError
     except OSError as e:
         raise ValueError(f"cannot read it: {e.strerror}")
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON (line {e.lineno}: {e.msg})")
     except (KeyError, TypeError):
         raise ValueError('no figures of a side "change" (write it with this script\'s --json)')
-    seeds = saved.get("options", {}).get("transfer_seeds")
+    def field(obj, key):  # obj[key] when both are JSON objects, else {}
+        value = obj.get(key) if isinstance(obj, dict) else None
+        return value if isinstance(value, dict) else {}
+    ran = field(field(saved, "sides"), "change")
+    seeds = field(saved, "options").get("transfer_seeds")
     if seeds is not None and seeds != transfer_seeds and any(k == "transfer" for _, k, _ in chosen):
         raise ValueError(f"its transfers ran at {seeds} seeds, these at {transfer_seeds} "
                          f"(--transfer-seeds {seeds}, or --only to leave the transfers out)")
@@ -148,7 +153,7 @@ def base_figures(path, chosen, transfer_seeds):
                          f"and --shared)")
     out = {}
     for name, _, _ in chosen:
-        if not isinstance(figures[name], (int, float)):
+        if isinstance(figures[name], bool) or not isinstance(figures[name], (int, float)):
             raise ValueError(f"the figure of {name!r} is not a number")
         out[name] = float(figures[name])
     return out, ran
@@ -237,8 +242,10 @@ def main(argv):
             saved, ran = base_figures(a.base_json, chosen, a.transfer_seeds)
         except ValueError as e:
             return fail(f"--base-json {a.base_json}: {e}")
+        args = ran.get("args")
+        args = shlex.join(str(x) for x in args) if isinstance(args, list) else ""
         print(f"base: the figures of {a.base_json} (tool {ran.get('tool', '?')}, arguments "
-              f"{shlex.join(ran.get('args', [])) or 'none'})", file=sys.stderr)
+              f"{args or 'none'})", file=sys.stderr)
     if a.list:
         for name, _, args in chosen:
             print(f"{name}\n  {shlex.join(['tilevolve', 'splits'] + args + ['--json'])}")

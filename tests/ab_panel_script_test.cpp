@@ -11,6 +11,8 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace ab_panel_script_test {
@@ -117,6 +119,19 @@ TEST_CASE("ab panel script: bad options exit 2 and say why") {
                 "--base-json takes the base side from a file");
   check_refused(kScript + " --base-json /nonexistent.json",
                 "--base-json /nonexistent.json: cannot read it");
+  // A saved file read as untrusted input: its shape is checked, never assumed.
+  tv::test::ScratchDir dir("tv_ab_panel_bad");
+  const std::string saved = dir.at("saved.json");
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"[1]", "no figures of a side \"change\""},
+           {"{\"figures\": {\"change\": [1]}}", "no figures of a side \"change\""},
+           {"{\"figures\": {\"change\": {\"replay A100 timm, splits 0-19\": true}}}",
+            "the figure of 'replay A100 timm, splits 0-19' is not a number"},
+           {"{\"figures\"", "not JSON (line 1"}}) {
+    std::ofstream(saved) << text;
+    check_refused(kScript + " --base-json " + saved + " --windows 0 --only 'A100 timm, splits'",
+                  says);
+  }
 }
 
 } // namespace ab_panel_script_test
