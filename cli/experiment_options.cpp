@@ -82,7 +82,7 @@ void add_folds_option(CLI::App& cmd, int& folds) {
 }
 
 void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
-  const auto off = [&cmd](const char* name, bool& flag, const char* help) {
+  const auto off = [&cmd](const char* name, bool& flag, const std::string& help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
   };
@@ -111,6 +111,15 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "CART's cost-complexity pruning does, and the tree is the one that charge picks from the "
       "fit on every training shape, which may have more leaves than the folds' trees; no kernel "
       "runs either way)");
+  off("--no-model-prior", s.model_prior,
+      fmt::format("refit on the run's measurements alone (by default every refit of them, the "
+                  "search's, leaf exploration's, refit validation's and the cost-matched tree's, "
+                  "leans on the analytic model where the model orders the fitted shapes' timed "
+                  "pairs of configs as they measured with a Kendall's tau of {:g} or more: each "
+                  "leaf then counts {:g} more shape, of the model's log slowdowns, so a leaf of "
+                  "few shapes whose measured configs nearly tie takes the one the model ranks "
+                  "first; no kernel runs either way)",
+                  kModelPriorTau, kModelPriorShapes));
   off("--no-wave-guards", s.wave_guards,
       "return the result's rules without wave guards (by default each rule whose training "
       "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "

@@ -45,6 +45,7 @@ struct ResultSwitches {
   bool& optimism_charge;  ///< --no-optimism-charge
   bool& refit_lookahead;  ///< --no-refit-lookahead
   bool& refit_complexity; ///< --no-refit-complexity
+  bool& model_prior;      ///< --no-model-prior
 };
 /// Adds the flags of `s`, each turning its step off.
 void add_result_options(CLI::App& cmd, const ResultSwitches& s);
@@ -61,7 +62,8 @@ template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
                                          .analytic_seed = o.analytic_seed,
                                          .optimism_charge = o.optimism_charge,
                                          .refit_lookahead = o.refit_lookahead,
-                                         .refit_complexity = o.refit_complexity});
+                                         .refit_complexity = o.refit_complexity,
+                                         .model_prior = o.model_prior});
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }
 /// --folds K: model selection's cross-validation folds (0 = off).

@@ -25,10 +25,12 @@ struct SplitsCommandOptions {
 nlohmann::json to_json(const SplitStudyResult& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : r.rows) {
-    nlohmann::json tests = nlohmann::json::array(), trains = nlohmann::json::array();
+    nlohmann::json tests = nlohmann::json::array(), trains = nlohmann::json::array(),
+                   taus = nlohmann::json::array();
     for (const auto& run : row.evolved.runs) {
       tests.push_back(run.best_test.fraction_of_oracle);
       trains.push_back(run.best_train.fraction_of_oracle);
+      taus.push_back(run.model_agreement.tau());
     }
     nlohmann::json vendor;
     if (row.vendor_test)
@@ -52,6 +54,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                     {"test_gap_to_tree", row.tree_gap},
                     {"cost_matched_tree", {{"test_median", row.cost_tree_test}}},
                     {"test_gap_to_cost_matched_tree", row.cost_tree_gap},
+                    {"model_tau", taus},
                     {"max_kernel_run_fraction", row.max_kernel_fraction}});
   }
   return {
@@ -95,6 +98,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"optimism_charge", r.options.optimism_charge},
       {"refit_lookahead", r.options.refit_lookahead},
       {"refit_complexity", r.options.refit_complexity},
+      {"model_prior", r.options.model_prior},
       {"sampled_sizes", r.options.sampled_sizes},
       {"race_batch", r.options.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},

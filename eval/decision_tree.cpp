@@ -44,16 +44,25 @@ struct Node {
 /// hold in doubles (sums are taken in double either way).
 template <class Cost> class TreeFitter {
 public:
+  /// `prior`: empty, or the prior table TreeOptions::prior_shapes weighs.
   TreeFitter(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
-             const std::vector<Cost>& cost, const TreeOptions& o)
-      : shapes_(shapes), configs_(configs), o_(o), cols_(configs.size()), logt_(cost) {}
+             const std::vector<Cost>& cost, const TreeOptions& o,
+             const std::vector<double>& prior = {})
+      : shapes_(shapes), configs_(configs), o_(o), cols_(configs.size()), logt_(cost),
+        prior_(o.prior_shapes > 0 && !prior.empty() ? &prior : nullptr) {}
 
-  /// Best config of `items` and its cost.
+  /// Best config of `items` and its cost (with a prior, as TreeOptions::prior_shapes weighs it).
   std::pair<int, double> leaf(const std::vector<std::size_t>& items) const {
     std::vector<double> sum(cols_, 0.0);
     for (std::size_t i : items)
       for (std::size_t c = 0; c < cols_; ++c)
         sum[c] += logt_[i * cols_ + c];
+    if (prior_ && !items.empty()) {
+      const double k = o_.prior_shapes / double(items.size());
+      for (std::size_t i : items)
+        for (std::size_t c = 0; c < cols_; ++c)
+          sum[c] += k * (*prior_)[i * cols_ + c];
+    }
     const auto it = std::min_element(sum.begin(), sum.end());
     return {int(it - sum.begin()), *it};
   }
@@ -69,12 +78,22 @@ public:
     for (std::size_t i : n.items)
       for (std::size_t c = 0; c < cols_; ++c)
         total[c] += logt_[i * cols_ + c];
+    // With a prior, its prefix and total sums too (empty without).
+    std::vector<double> prefix_p, total_p;
+    if (prior_) {
+      prefix_p.resize(cols_);
+      total_p.assign(cols_, 0.0);
+      for (std::size_t i : n.items)
+        for (std::size_t c = 0; c < cols_; ++c)
+          total_p[c] += (*prior_)[i * cols_ + c];
+    }
     for (std::size_t f = 0; f < o_.features.size(); ++f) {
       std::vector<std::pair<std::int64_t, std::size_t>> order;
       for (std::size_t i : n.items)
         order.push_back({o_.features[f].value_of(shape(i)), i});
       std::sort(order.begin(), order.end());
       std::fill(prefix.begin(), prefix.end(), 0.0);
+      std::fill(prefix_p.begin(), prefix_p.end(), 0.0);
       for (std::size_t k = 0; k + 1 < m; ++k) {
         const std::size_t i = order[k].second;
         const auto* row = &logt_[i * cols_];
@@ -84,26 +103,15 @@ public:
         if (!cut) {
           for (std::size_t c = 0; c < cols_; ++c)
             prefix[c] += row[c];
+          if (prior_)
+            for (std::size_t c = 0; c < cols_; ++c)
+              prefix_p[c] += (*prior_)[i * cols_ + c];
           continue;
         }
-        // The prefix update and the two minima in one pass, four lanes each: costs are finite
-        // (never NaN), so the minima are the same in any order.
-        constexpr double inf = std::numeric_limits<double>::infinity();
-        double l[4] = {inf, inf, inf, inf}, r[4] = {inf, inf, inf, inf};
-        std::size_t c = 0;
-        for (; c + 4 <= cols_; c += 4)
-          for (std::size_t j = 0; j < 4; ++j) {
-            prefix[c + j] += row[c + j];
-            l[j] = std::min(l[j], prefix[c + j]);
-            r[j] = std::min(r[j], total[c + j] - prefix[c + j]);
-          }
-        for (; c < cols_; ++c) {
-          prefix[c] += row[c];
-          l[0] = std::min(l[0], prefix[c]);
-          r[0] = std::min(r[0], total[c] - prefix[c]);
-        }
-        const double left = std::min(std::min(l[0], l[1]), std::min(l[2], l[3]));
-        const double right = std::min(std::min(r[0], r[1]), std::min(r[2], r[3]));
+        const auto [left, right] =
+            prior_ ? children_with_prior(row, &(*prior_)[i * cols_], prefix, total, prefix_p,
+                                         total_p, k + 1, m - k - 1)
+                   : children(row, prefix, total);
         const double gain = n.cost - left - right;
         const bool greedy_best = gain > 1e-12 && (!best || gain > best->gain + 1e-12);
         if (greedy_best || (ahead && gain > 1e-12)) {
@@ -123,6 +131,46 @@ public:
         (fc.value_of(shape(i)) <= best->threshold ? best->left : best->right).push_back(i);
     }
     return best;
+  }
+
+  /// Adds `row` to `prefix` and returns the best costs of the children it and `total` give:
+  /// the prefix update and the two minima in one pass, four lanes each (costs are finite,
+  /// never NaN, so the minima are the same in any order).
+  std::pair<double, double> children(const Cost* row, std::vector<double>& prefix,
+                                     const std::vector<double>& total) const {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    double l[4] = {inf, inf, inf, inf}, r[4] = {inf, inf, inf, inf};
+    std::size_t c = 0;
+    for (; c + 4 <= cols_; c += 4)
+      for (std::size_t j = 0; j < 4; ++j) {
+        prefix[c + j] += row[c + j];
+        l[j] = std::min(l[j], prefix[c + j]);
+        r[j] = std::min(r[j], total[c + j] - prefix[c + j]);
+      }
+    for (; c < cols_; ++c) {
+      prefix[c] += row[c];
+      l[0] = std::min(l[0], prefix[c]);
+      r[0] = std::min(r[0], total[c] - prefix[c]);
+    }
+    return {std::min(std::min(l[0], l[1]), std::min(l[2], l[3])),
+            std::min(std::min(r[0], r[1]), std::min(r[2], r[3]))};
+  }
+
+  /// As children(), each child's config weighed with the prior (TreeOptions::prior_shapes)
+  /// over its `nl` and `nr` shapes; `prow` is the prior's row of the shape `row` is of.
+  std::pair<double, double>
+  children_with_prior(const Cost* row, const double* prow, std::vector<double>& prefix,
+                      const std::vector<double>& total, std::vector<double>& prefix_p,
+                      const std::vector<double>& total_p, std::size_t nl, std::size_t nr) const {
+    const double kl = o_.prior_shapes / double(nl), kr = o_.prior_shapes / double(nr);
+    double l = std::numeric_limits<double>::infinity(), r = l;
+    for (std::size_t c = 0; c < cols_; ++c) {
+      prefix[c] += row[c];
+      prefix_p[c] += prow[c];
+      l = std::min(l, prefix[c] + kl * prefix_p[c]);
+      r = std::min(r, total[c] - prefix[c] + kr * (total_p[c] - prefix_p[c]));
+    }
+    return {l, r};
   }
 
   /// Of the greedy split `greedy` and the next best `candidates` by gain, `o_.lookahead` in
@@ -223,7 +271,8 @@ private:
   const std::vector<Config>& configs_;
   const TreeOptions& o_;
   std::size_t cols_ = 0;
-  const std::vector<Cost>& logt_; ///< cost (weight x log time), items x configs
+  const std::vector<Cost>& logt_;              ///< cost (weight x log time), items x configs
+  const std::vector<double>* prior_ = nullptr; ///< the prior, items x configs (nullptr: none)
 };
 
 } // namespace
@@ -308,14 +357,17 @@ std::string tree_features_text(const std::vector<Comparison>& features) {
 namespace {
 
 /// `options` with the default features when it names none; throws std::invalid_argument
-/// (naming `who`) when the cost table is not shapes x configs or is empty.
+/// (naming `who`) when the cost table is not shapes x configs or is empty, or a non-empty
+/// prior table is not of its size.
 TreeOptions checked_tree_options(const std::vector<Shape>& shapes,
                                  const std::vector<Config>& configs,
                                  const std::vector<double>& cost, const TreeOptions& options,
-                                 const char* who) {
+                                 const std::vector<double>& prior, const char* who) {
   if (shapes.empty() || configs.empty() || cost.size() != shapes.size() * configs.size())
     throw std::invalid_argument(std::string(who) +
                                 ": the cost table must be shapes x configs, non-empty");
+  if (!prior.empty() && prior.size() != cost.size())
+    throw std::invalid_argument(std::string(who) + ": the prior table must be shapes x configs");
   TreeOptions o = options;
   if (o.features.empty()) o.features = default_tree_features();
   return o;
@@ -324,18 +376,20 @@ TreeOptions checked_tree_options(const std::vector<Shape>& shapes,
 } // namespace
 
 Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
-                 const std::vector<double>& cost, const TreeOptions& options) {
-  const TreeOptions o = checked_tree_options(shapes, configs, cost, options, "fit_tree");
-  return TreeFitter<double>(shapes, configs, cost, o).fit();
+                 const std::vector<double>& cost, const TreeOptions& options,
+                 const std::vector<double>& prior) {
+  const TreeOptions o = checked_tree_options(shapes, configs, cost, options, prior, "fit_tree");
+  return TreeFitter<double>(shapes, configs, cost, o, prior).fit();
 }
 
 std::vector<Program> fit_tree_sequence(const std::vector<Shape>& shapes,
                                        const std::vector<Config>& configs,
-                                       const std::vector<double>& cost,
-                                       const TreeOptions& options) {
-  const TreeOptions o = checked_tree_options(shapes, configs, cost, options, "fit_tree_sequence");
+                                       const std::vector<double>& cost, const TreeOptions& options,
+                                       const std::vector<double>& prior) {
+  const TreeOptions o =
+      checked_tree_options(shapes, configs, cost, options, prior, "fit_tree_sequence");
   std::vector<Program> each;
-  TreeFitter<double>(shapes, configs, cost, o).fit(&each);
+  TreeFitter<double>(shapes, configs, cost, o, prior).fit(&each);
   return each;
 }
 

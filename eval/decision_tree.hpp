@@ -32,6 +32,13 @@ struct TreeOptions {
   /// (a two-step lookahead: a split that sets up a good next split can beat a slightly better
   /// one that does not).
   int lookahead = 0;
+  /// 0: a leaf's config is the one its shapes' costs favour. p > 0, with a prior table (the
+  /// `prior` of fit_tree, of the cost table's layout): a leaf of n shapes weighs config c at
+  /// the sum of its shapes' costs plus p / n times the sum of their priors, as if the leaf held
+  /// p more shapes on which c costs the mean prior; the split search compares children so
+  /// weighed. A leaf of few shapes leans on the prior where its own costs hardly differ; a
+  /// large one hardly at all.
+  double prior_shapes = 0;
 };
 
 /// The threshold t (a <= t < b) `o` puts between neighbouring training values a < b of `f`.
@@ -52,14 +59,17 @@ Program fit_decision_tree(const Scorer& train, const TreeOptions& options);
 
 /// The same fit on any cost table: `cost[i * configs.size() + c]` is what config c costs on
 /// shape i (e.g. weight x log time; lower is better); empty features mean the defaults.
+/// `prior`, empty or of the same layout, is what TreeOptions::prior_shapes weighs.
 Program fit_tree(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
-                 const std::vector<double>& cost, const TreeOptions& options);
+                 const std::vector<double>& cost, const TreeOptions& options,
+                 const std::vector<double>& prior = {});
 
 /// The trees fit_tree returns for 1, 2, ..., options.max_leaves leaves, from one growth: the
 /// tree grows best-first, so the tree of L leaves is the first L - 1 splits of the largest
 /// (element L - 1 equals fit_tree with max_leaves L).
 std::vector<Program> fit_tree_sequence(const std::vector<Shape>& shapes,
                                        const std::vector<Config>& configs,
-                                       const std::vector<double>& cost, const TreeOptions& options);
+                                       const std::vector<double>& cost, const TreeOptions& options,
+                                       const std::vector<double>& prior = {});
 
 } // namespace tv

@@ -300,6 +300,7 @@ MutationRequest Evolution::make_request(const ParentSample& sample) {
   request.best_text = best.id == sample.parent.id ? request.parent_text : s.text_of(best);
   request.best_score = best.score;
   request.previous_attempts = s.history.of(sample.parent.id);
+  request.model_prior = options_.model_prior;
   return request;
 }
 

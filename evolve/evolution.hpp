@@ -18,6 +18,7 @@
 #include "evolve/lineage.hpp"
 #include "evolve/model_selection.hpp"
 #include "evolve/mutator.hpp"
+#include "evolve/refit.hpp"
 #include "evolve/refit_validation.hpp"
 #include "evolve/sampled_sizes.hpp"
 
@@ -170,6 +171,13 @@ struct EvolutionOptions {
   /// `complexity`: a charge per leaf chosen on the folds, then the tree that charge picks from
   /// the fit on every training shape) instead of a leaf count chosen on the folds.
   bool refit_complexity = true;
+  /// Every refit of the run's measurements (the mock's refit operator, leaf exploration, refit
+  /// validation, the cost-matched tree) may lean on the device's analytic model: where the
+  /// model orders the fitted shapes' timed pairs as the measurements do (Kendall's tau at least
+  /// kModelPriorTau), each leaf counts one pseudo-shape of the model's log slowdowns, so a leaf
+  /// of few shapes whose measured configs nearly tie takes the model's favourite (refit.hpp).
+  /// No kernel runs. Off: the measurements alone.
+  bool model_prior = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
   int confirm_samples = 0;
@@ -260,6 +268,11 @@ struct EvolutionResult {
   /// Refit validation's figures (folds = 0 when it did not run) and its verdict.
   RefitValidation refit;
   RefitVerdict refit_verdict;
+  /// How the device's analytic model orders the pairs the run timed on each training shape, at
+  /// the end, and whether the run's refits could lean on it (EvolutionOptions::model_prior;
+  /// each refit judges the agreement on the shapes it fits, refit.hpp).
+  ModelAgreement model_agreement;
+  bool model_prior = false;
 };
 
 /// One run.

@@ -55,15 +55,17 @@ std::vector<ShapeFeedback> measured_feedback(const CascadeEvaluator& eval, const
 
 /// A decision tree fitted only on the pairs the run timed (refit.hpp: a pair it did not time
 /// counts as 1.25 x the shape's fastest timed one): what a tree could do with the same kernel
-/// runs.
+/// runs. `model`: the device whose model may weigh in (RefitChoice::model), or nullptr.
 Program measured_tree_of(const CascadeEvaluator& eval, const Problem& problem,
-                         const std::vector<Shape>& train_shapes, int leaves, int lookahead) {
+                         const std::vector<Shape>& train_shapes, int leaves, int lookahead,
+                         const Gpu* model) {
   const std::vector<ShapeFeedback> feedback = measured_feedback(eval, problem, train_shapes);
   RefitChoice choice;
   choice.max_leaves = leaves;
   choice.lookahead = lookahead;
   choice.features = default_tree_features();
   choice.penalty = 1.25;
+  choice.model = model;
   const std::optional<Program> tree = refit_program(feedback, choice);
   return tree ? *tree : problem.expert;
 }
@@ -134,7 +136,8 @@ bool is_run_step(const std::string& op) {
 }
 
 Program Evolution::measured_tree(int leaves, int lookahead) const {
-  return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves, lookahead);
+  return measured_tree_of(s_->eval, *problem_, s_->train_shapes, leaves, lookahead,
+                          options_.model_prior ? &problem_->gpu : nullptr);
 }
 
 void Evolution::complete_raced(EvolutionResult& r) {
@@ -364,7 +367,8 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
   r.refit =
       validate_refit(feedback, max_leaves, kRefitFolds, options_.seed, folds_by_size(*problem_),
-                     options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity);
+                     options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity,
+                     options_.model_prior ? &problem_->gpu : nullptr);
   r.refit_verdict =
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);
@@ -419,6 +423,9 @@ EvolutionResult Evolution::finish() {
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);
   r.cost_matched_tree = measured_tree(problem_->spec.tree_leaves);
+  r.model_agreement =
+      model_agreement(measured_feedback(s.eval, *problem_, s.train_shapes), problem_->gpu);
+  r.model_prior = options_.model_prior;
   r.counters = s.counters;
   r.per_operator = s.per_op;
   r.improvements = s.improvements;

@@ -53,6 +53,9 @@ struct MutationRequest {
   std::vector<PreviousAttempt> previous_attempts; ///< this parent's earlier children, oldest first
   int candidate = 0;  ///< index of this proposal among those made for one parent (0-based)
   int candidates = 1; ///< proposals made for this parent in this step (--candidates)
+  /// Whether refits of the run's measurements may lean on the device's analytic model
+  /// (EvolutionOptions::model_prior; refit.hpp). A language model ignores it.
+  bool model_prior = false;
 };
 
 /// A mutator's answer.

@@ -2,6 +2,7 @@
 
 #include "eval/decision_tree.hpp"
 #include "ir/hash.hpp"
+#include "models/analytic_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +90,97 @@ std::optional<MeasuredTable> measured_table(const std::vector<ShapeFeedback>& fe
   return t;
 }
 
+/// The analytic model's view of a measured table on one device.
+struct ModelView {
+  /// Per shape, the measured pairs the model orders alike and the other way.
+  std::vector<long long> concordant, discordant;
+  /// Per shape and column (the table's layout): the model's log slowdown of the config against
+  /// the fastest of the table's configs on that shape; where the model cannot launch it, the
+  /// median of the shape's others (no opinion either way); 0 on a shape it launches none of.
+  /// Empty until a refit leans on the model.
+  std::vector<double> prior;
+};
+
+/// The model's log time of each config on each shape of `shapes` (+infinity where it cannot
+/// launch and for a vendor call), by config: a run refits on the same training shapes over and
+/// over, with a few more configs measured each time, so each config is modelled once per thread and
+/// device.
+struct ModelMemo {
+  std::optional<Gpu> gpu;
+  std::vector<Shape> shapes;
+  std::unordered_map<Config, std::vector<double>, QuickConfigHash> logt;
+
+  /// Empties the memo unless it is of the shapes `on` and the device `g`.
+  void keep_for(const std::vector<Shape>& on, const Gpu& g) {
+    if (gpu && *gpu == g && shapes == on) return;
+    gpu = g;
+    shapes = on;
+    logt.clear();
+  }
+  /// The model's log times of `c` on the shapes (after keep_for).
+  const std::vector<double>& of(const Config& c) {
+    auto [it, fresh] = logt.try_emplace(c);
+    if (fresh) {
+      it->second.reserve(shapes.size());
+      for (const Shape& s : shapes) {
+        // A vendor call's kernels are the library's own: the model has no time for them.
+        const double t = c.vendor ? 0.0 : model_time(s, c, *gpu);
+        it->second.push_back(std::isfinite(t) && t > 0 ? std::log(t)
+                                                       : std::numeric_limits<double>::infinity());
+      }
+    }
+    return it->second;
+  }
+};
+
+/// The agreement counts of `view`, built from the table and the model's log times `model`
+/// (per column, per shape).
+void count_agreement(const MeasuredTable& t, const std::vector<const std::vector<double>*>& model,
+                     ModelView& view) {
+  view.concordant.assign(t.shapes.size(), 0);
+  view.discordant.assign(t.shapes.size(), 0);
+  std::vector<std::pair<std::uint32_t, double>> pairs;
+  for (std::size_t i = 0; i < t.shapes.size(); ++i) {
+    // The shape's measured columns, a later entry for the same column winning (as in fit()).
+    pairs.clear();
+    for (auto it = t.logt[i].rbegin(); it != t.logt[i].rend(); ++it)
+      if (std::none_of(pairs.begin(), pairs.end(),
+                       [&](const auto& p) { return p.first == it->first; }))
+        pairs.push_back(*it);
+    for (std::size_t a = 0; a < pairs.size(); ++a) {
+      const double ma = (*model[pairs[a].first])[i];
+      if (!std::isfinite(ma)) continue;
+      for (std::size_t b = a + 1; b < pairs.size(); ++b) {
+        const double mb = (*model[pairs[b].first])[i];
+        if (!std::isfinite(mb) || ma == mb || pairs[a].second == pairs[b].second) continue;
+        ((ma < mb) == (pairs[a].second < pairs[b].second) ? view.concordant : view.discordant)[i]++;
+      }
+    }
+  }
+}
+
+/// The prior of `view` (see ModelView::prior) from the model's log times `model`.
+void build_prior(const MeasuredTable& t, const std::vector<const std::vector<double>*>& model,
+                 ModelView& view) {
+  const std::size_t cols = t.configs.size();
+  view.prior.assign(t.shapes.size() * cols, 0.0);
+  std::vector<double> finite;
+  for (std::size_t i = 0; i < t.shapes.size(); ++i) {
+    finite.clear();
+    for (std::size_t c = 0; c < cols; ++c)
+      if (std::isfinite((*model[c])[i])) finite.push_back((*model[c])[i]);
+    if (finite.empty()) continue;
+    const double best = *std::min_element(finite.begin(), finite.end());
+    const auto mid = finite.begin() + std::ptrdiff_t(finite.size() / 2);
+    std::nth_element(finite.begin(), mid, finite.end());
+    const double median = *mid - best;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const double v = (*model[c])[i];
+      view.prior[i * cols + c] = std::isfinite(v) ? v - best : median;
+    }
+  }
+}
+
 /// The last table measured_table built on this thread and the feedback it was built from.
 /// Requests made between two measurements share their lists (MeasuredConfigs), so the mock
 /// LLM's refits and refit validation's folds mostly rebuild the same table. The cache holds
@@ -100,6 +192,27 @@ struct MeasuredTableCache {
   std::vector<Shape> shapes;
   std::vector<double> seconds;
   std::optional<MeasuredTable> table;
+  /// The model's view of `table` on `view_gpu` (reset with the table).
+  std::optional<Gpu> view_gpu;
+  ModelView view;
+  ModelMemo memo;
+
+  /// The model's view of the table (which must be built) on `g`; with `prior`, its prior too.
+  const ModelView& model_view(const Gpu& g, bool prior) {
+    const bool fresh = !view_gpu || !(*view_gpu == g);
+    if (!fresh && (!prior || !view.prior.empty())) return view;
+    memo.keep_for(table->shapes, g);
+    std::vector<const std::vector<double>*> model;
+    for (const Config& c : table->configs)
+      model.push_back(&memo.of(c));
+    if (fresh) {
+      view_gpu = g;
+      view.prior.clear();
+      count_agreement(*table, model, view);
+    }
+    if (prior) build_prior(*table, model, view);
+    return view;
+  }
 
   /// Whether `feedback` gives the table this cache holds: the same lists, the same shapes,
   /// and the same parent times where a shape has nothing measured (measured_table uses them).
@@ -115,11 +228,12 @@ struct MeasuredTableCache {
   }
 };
 
-const std::optional<MeasuredTable>&
-cached_measured_table(const std::vector<ShapeFeedback>& feedback) {
+/// This thread's cache, holding the table of `feedback`.
+MeasuredTableCache& cached_measured_table(const std::vector<ShapeFeedback>& feedback) {
   thread_local MeasuredTableCache cache;
   if (!cache.matches(feedback)) {
     cache.table = measured_table(feedback);
+    cache.view_gpu.reset();
     cache.lists.clear();
     cache.shapes.clear();
     cache.seconds.clear();
@@ -130,21 +244,38 @@ cached_measured_table(const std::vector<ShapeFeedback>& feedback) {
     }
     cache.built = true;
   }
-  return cache.table;
+  return cache;
 }
 
 double weight_of(const Shape& s) {
   return s.weight > 0 ? s.weight : 0.0;
 }
 
-/// The tree fitted on the shapes `choice.use` marks (all when empty); with `each`, the trees
-/// of 1 to choice.max_leaves leaves (fit_tree_sequence). Empty when no shape takes part.
-std::vector<Program> fit(const MeasuredTable& t, const RefitChoice& choice, bool each) {
+/// The agreement of the model in `view` over the shapes `use` marks (all when empty).
+ModelAgreement agreement_over(const ModelView& view, const std::vector<bool>& use) {
+  ModelAgreement a;
+  for (std::size_t i = 0; i < view.concordant.size(); ++i)
+    if (use.empty() || (i < use.size() && use[i])) {
+      a.concordant += view.concordant[i];
+      a.discordant += view.discordant[i];
+    }
+  return a;
+}
+
+/// The tree fitted on the shapes `choice.use` marks (all when empty) of the cache's table;
+/// with `each`, the trees of 1 to choice.max_leaves leaves (fit_tree_sequence). Empty when no
+/// shape takes part.
+std::vector<Program> fit(MeasuredTableCache& cache, const RefitChoice& choice, bool each) {
+  const MeasuredTable& t = *cache.table;
   const std::vector<bool>& use = choice.use;
+  // The model's prior, when the model orders these shapes' measurements well enough.
+  const ModelView* view = nullptr;
+  if (choice.model && agreement_over(cache.model_view(*choice.model, false), use).trusted())
+    view = &cache.model_view(*choice.model, true);
   const std::size_t cols = t.configs.size();
   const double log_penalty = std::log(std::max(1.0 + 1e-9, choice.penalty));
   std::vector<Shape> shapes;
-  std::vector<double> cost;
+  std::vector<double> cost, prior;
   cost.reserve(t.shapes.size() * cols);
   for (std::size_t i = 0; i < t.shapes.size(); ++i) {
     if (!use.empty() && !(i < use.size() && use[i])) continue;
@@ -155,6 +286,9 @@ std::vector<Program> fit(const MeasuredTable& t, const RefitChoice& choice, bool
     cost.resize(row + cols, w * (t.best[i] + log_penalty));
     for (const auto& [c, v] : t.logt[i])
       cost[row + c] = w * v;
+    if (view)
+      for (std::size_t c = 0; c < cols; ++c)
+        prior.push_back(w * view->prior[i * cols + c]);
   }
   if (shapes.empty()) return {};
   TreeOptions o;
@@ -163,26 +297,42 @@ std::vector<Program> fit(const MeasuredTable& t, const RefitChoice& choice, bool
   o.features = choice.features;
   o.round_thresholds_units = choice.units;
   o.lookahead = choice.lookahead;
-  if (each) return fit_tree_sequence(shapes, t.configs, cost, o);
-  return {fit_tree(shapes, t.configs, cost, o)};
+  if (view) o.prior_shapes = kModelPriorShapes;
+  if (each) return fit_tree_sequence(shapes, t.configs, cost, o, prior);
+  return {fit_tree(shapes, t.configs, cost, o, prior)};
 }
 
 } // namespace
 
+double ModelAgreement::tau() const {
+  const long long n = concordant + discordant;
+  return n > 0 ? double(concordant - discordant) / double(n) : 0.0;
+}
+
+bool ModelAgreement::trusted() const {
+  return concordant + discordant > 0 && tau() >= kModelPriorTau;
+}
+
+ModelAgreement model_agreement(const std::vector<ShapeFeedback>& feedback, const Gpu& gpu) {
+  MeasuredTableCache& cache = cached_measured_table(feedback);
+  if (!cache.table) return {};
+  return agreement_over(cache.model_view(gpu, false), {});
+}
+
 std::optional<Program> refit_program(const std::vector<ShapeFeedback>& feedback,
                                      const RefitChoice& choice) {
-  const auto& t = cached_measured_table(feedback);
-  if (!t) return std::nullopt;
-  auto trees = fit(*t, choice, false);
+  MeasuredTableCache& cache = cached_measured_table(feedback);
+  if (!cache.table) return std::nullopt;
+  auto trees = fit(cache, choice, false);
   if (trees.empty()) return std::nullopt;
   return std::move(trees.back());
 }
 
 std::vector<Program> refit_sequence(const std::vector<ShapeFeedback>& feedback,
                                     const RefitChoice& choice) {
-  const auto& t = cached_measured_table(feedback);
-  if (!t) return {};
-  return fit(*t, choice, true);
+  MeasuredTableCache& cache = cached_measured_table(feedback);
+  if (!cache.table) return {};
+  return fit(cache, choice, true);
 }
 
 } // namespace tv

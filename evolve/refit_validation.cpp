@@ -144,16 +144,18 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
 }
 
 /// Cross-validates trees of 1 to `max_leaves` leaves, grown with `lookahead`, over the folds
-/// `dealt`; with `complexity`, chooses their size by cost-complexity (choose_by_complexity).
+/// `dealt`; with `complexity`, chooses their size by cost-complexity (choose_by_complexity);
+/// `model` as validate_refit takes it.
 RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                const std::vector<std::vector<std::size_t>>& dealt, int lookahead,
-                               bool complexity) {
+                               bool complexity, const Gpu* model) {
   RefitValidation out;
   const std::size_t n = feedback.size();
   const int kg = int(dealt.size());
   RefitChoice choice;
   choice.features = default_tree_features();
   choice.lookahead = lookahead;
+  choice.model = model;
   out.lookahead = lookahead;
   double weight_total = 0;
   for (const ShapeFeedback& f : feedback)
@@ -223,7 +225,7 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
 
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                int folds, std::uint64_t seed, bool group_sizes, int lookahead,
-                               bool complexity) {
+                               bool complexity, const Gpu* model) {
   RefitValidation out;
   const std::size_t n = feedback.size();
   const int k = std::min<int>(folds, int(n / 2));
@@ -236,10 +238,11 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
   const std::vector<std::vector<std::size_t>> dealt =
       deal_shape_folds(shapes, k, seed, group_sizes);
   if (dealt.empty()) return out;
-  out = cross_validate(feedback, max_leaves, dealt, 0, complexity);
+  out = cross_validate(feedback, max_leaves, dealt, 0, complexity, model);
   if (lookahead > 0 && out.folds > 0) {
     // The same folds with the lookahead's trees: the growth with the better held-out estimate.
-    RefitValidation ahead = cross_validate(feedback, max_leaves, dealt, lookahead, complexity);
+    RefitValidation ahead =
+        cross_validate(feedback, max_leaves, dealt, lookahead, complexity, model);
     if (ahead.best_held_out > out.best_held_out) out = std::move(ahead);
   }
   return out;

@@ -92,9 +92,10 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
 /// tree that charge picks from the sequence fitted on every shape, which may be larger than the
 /// folds' trees (a charge per leaf asks the same of each split whatever the number of shapes; a
 /// leaf count chosen on folds of four fifths of the shapes is a size for fewer shapes).
+/// `model`: the device whose analytic model every refit may lean on (RefitChoice::model).
 /// Deterministic.
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0,
-                               bool complexity = false);
+                               bool complexity = false, const Gpu* model = nullptr);
 
 } // namespace tv

@@ -70,6 +70,12 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                              {"chosen_held_out_speedup", r.refit.best_held_out},
                              {"complexity", r.refit.complexity},
                              {"leaf_charge", r.refit.leaf_charge}};
+  j["model_prior"] = {{"enabled", r.model_prior},
+                      {"tau", r.model_agreement.tau()},
+                      {"concordant", r.model_agreement.concordant},
+                      {"discordant", r.model_agreement.discordant},
+                      {"threshold", kModelPriorTau},
+                      {"trusted", r.model_agreement.trusted()}};
   if (r.selection.folds > 0) {
     j["selection"] = r.selection.to_json(false);
     j["selection"]["searched_best"] = {{"id", r.best_searched.id},
@@ -97,6 +103,23 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
   j["resumed"] = r.resumed;
   if (!r.mutator_stats.is_null()) j["llm"] = r.mutator_stats;
   return j;
+}
+
+std::string model_prior_text(const EvolutionResult& r) {
+  const ModelAgreement& a = r.model_agreement;
+  const long long pairs = a.concordant + a.discordant;
+  if (pairs == 0) return "";
+  const std::string agreement = fmt::format(
+      "at the end the analytic model orders {:.1f}% of the {} pairs of configs the run timed on "
+      "the same training shape as they measured (Kendall's tau {:.2f})",
+      100.0 * double(a.concordant) / double(pairs), thousands(pairs), a.tau());
+  if (!r.model_prior) return fmt::format("Model prior: off (--no-model-prior); {}.\n\n", agreement);
+  return fmt::format(
+      "Model prior: each refit of the run's measurements leans on the analytic model where it "
+      "orders the timings of the shapes fitted with a Kendall's tau of {:.2f} or more, each leaf "
+      "counting one pseudo-shape of the model's log slowdowns; {}, so the result's refits {} "
+      "(--no-model-prior refits on the measurements alone).\n\n",
+      kModelPriorTau, agreement, a.trusted() ? "leaned on it" : "went by the measurements alone");
 }
 
 std::string selection_text(const EvolutionResult& r) {
@@ -213,6 +236,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                        counted(r.counters.race_reject, "child", "children"),
                        thousands(r.raced_completed),
                        counted(r.raced_completion_kernel_runs, "kernel run", "kernel runs"));
+  out += model_prior_text(r);
   if (r.refit_verdict.tree_wins)
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements{}{}, "

@@ -20,6 +20,10 @@ MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& 
 /// What model selection chose and why (the held-out speedup per charge) and the thresholds it
 /// moved; empty when the run had no model selection.
 std::string selection_text(const EvolutionResult& r);
+/// What the model prior did (EvolutionOptions::model_prior): the analytic model's agreement with
+/// the run's timings and whether refits leaned on it; empty when the run timed no two configs
+/// on one shape that the model can compare.
+std::string model_prior_text(const EvolutionResult& r);
 /// What the comparison on sampled sizes found; empty when it did not run.
 std::string sampled_text(const EvolutionResult& r);
 /// The end-of-run report for a terminal.

@@ -40,6 +40,7 @@ struct SplitStudyOptions {
   bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge
   bool refit_lookahead = true;  ///< EvolutionOptions::refit_lookahead
   bool refit_complexity = true; ///< EvolutionOptions::refit_complexity
+  bool model_prior = true;      ///< EvolutionOptions::model_prior
   int sampled_sizes = -1;       ///< EvolutionOptions::sampled_sizes (-1: the backend's default)
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)
   /// Cap on each run's kernel runs (not given: the backend's default,

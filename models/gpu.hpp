@@ -15,6 +15,8 @@ namespace tv {
 struct ConfigSpace {
   std::vector<int> BM, BN, BK, warps, stages, group;
   std::vector<int> waves_per_eu, matrix_instr_nonkdim, kpack;
+
+  bool operator==(const ConfigSpace&) const = default;
 };
 
 /// One GPU profile. Sizes in bytes, rates in bytes/s or FLOP/s (converted on load).
@@ -48,6 +50,8 @@ struct Gpu {
 
   /// Dense peak rate for `d` in FLOP/s (falls back to bf16 when the dtype is not listed).
   double peak(DType d) const;
+
+  bool operator==(const Gpu&) const = default;
 };
 
 /// Largest value a profile's config space may list (BM, BN, BK, warps, stages, group and the

@@ -36,6 +36,7 @@ RefitChoice draw_refit_choice(Ctx& x) {
   for (const Comparison& f : o.refit_features)
     if (x.rng.chance(o.refit_feature_chance)) choice.features.push_back(f);
   if (choice.features.empty()) choice.features = o.refit_features;
+  if (x.request.model_prior) choice.model = &x.gpu;
   return choice;
 }
 
