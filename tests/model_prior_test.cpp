@@ -7,6 +7,8 @@
 #include "models/gpu.hpp"
 #include "models/launch.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -21,14 +23,6 @@ using namespace tv;
 
 namespace {
 
-Config tile(int bm, int bn) {
-  Config c;
-  c.BM = bm;
-  c.BN = bn;
-  c.BK = 64;
-  return c;
-}
-
 /// Shapes over M, N and K, and per shape and config a random cost and a random prior.
 struct RandomTable {
   std::vector<Shape> shapes;
@@ -41,7 +35,7 @@ RandomTable random_table(std::uint64_t seed, int n) {
   Rng rng(seed);
   for (int bm : {32, 64, 128})
     for (int bn : {64, 128})
-      t.configs.push_back(tile(bm, bn));
+      t.configs.push_back(test::tile_config(bm, bn));
   for (int i = 0; i < n; ++i) {
     Shape s;
     s.M = std::int64_t(1) << rng.uniform_int(0, 12);
@@ -83,6 +77,15 @@ ShapeFeedback feedback_of(const Shape& s, const std::vector<std::pair<double, Co
   return f;
 }
 
+/// The shape the agreement tests time configs on (512 x 4096 x 4096).
+Shape one_shape() {
+  Shape s;
+  s.M = 512;
+  s.N = 4096;
+  s.K = 4096;
+  return s;
+}
+
 /// Launchable configs of `g` on `s` with clearly different model times, the model's fastest
 /// first (each at least 5% slower than the one before).
 std::vector<std::pair<double, Config>> model_ranked(const Shape& s, const Gpu& g, std::size_t n) {
@@ -101,7 +104,7 @@ std::vector<std::pair<double, Config>> model_ranked(const Shape& s, const Gpu& g
 
 TEST_CASE("fit_tree with a prior: one pseudo-shape decides a leaf of one shape, hardly one of "
           "many") {
-  const std::vector<Config> configs{tile(64, 64), tile(128, 128)};
+  const std::vector<Config> configs{test::tile_config(64, 64), test::tile_config(128, 128)};
   // The measurements favour config 0 by 0.01 per shape; the prior favours config 1 by 0.5.
   const auto table = [](std::size_t n) {
     std::vector<double> cost, prior;
@@ -178,11 +181,8 @@ TEST_CASE("fit_tree with a prior: the first split is the best cut of any feature
 }
 
 TEST_CASE("model_agreement: Kendall's tau of the model's times with the measured ones") {
-  const Gpu g = find_gpu("h100");
-  Shape s;
-  s.M = 512;
-  s.N = 4096;
-  s.K = 4096;
+  const Gpu& g = test::gpu("h100");
+  const Shape s = one_shape();
   const auto ranked = model_ranked(s, g, 8);
   REQUIRE(ranked.size() == 8);
   // The model's own times: every pair in order.
@@ -215,11 +215,8 @@ TEST_CASE("model_agreement: Kendall's tau of the model's times with the measured
 
 TEST_CASE("refit with the model: a near-tie goes the model's way only where the model agrees "
           "with the measurements") {
-  const Gpu g = find_gpu("h100");
-  Shape s;
-  s.M = 512;
-  s.N = 4096;
-  s.K = 4096;
+  const Gpu& g = test::gpu("h100");
+  const Shape s = one_shape();
   const auto ranked = model_ranked(s, g, 8);
   REQUIRE(ranked.size() == 8);
   const Config& first = ranked[0].second;  // the model's favourite
@@ -246,7 +243,7 @@ TEST_CASE("refit with the model: a near-tie goes the model's way only where the 
   CHECK(refit_program(against, choice)->default_config == second);
   // The per-thread table is kept per device: another device's model gives what a fresh thread
   // gives.
-  const Gpu other = find_gpu("mi300x");
+  const Gpu& other = test::gpu("mi300x");
   RefitChoice on_other = choice;
   on_other.model = &other;
   std::optional<Program> fresh;

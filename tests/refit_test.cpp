@@ -3,6 +3,8 @@
 #include "evolve/refit_validation.hpp"
 #include "ir/rng.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,19 +18,11 @@ using namespace tv;
 
 namespace {
 
-Config tile(int bm, int bn) {
-  Config c;
-  c.BM = bm;
-  c.BN = bn;
-  c.BK = 64;
-  return c;
-}
-
 std::vector<Config> some_configs() {
   std::vector<Config> out;
   for (int bm : {16, 32, 64, 128})
     for (int bn : {64, 128, 256})
-      out.push_back(tile(bm, bn));
+      out.push_back(test::tile_config(bm, bn));
   return out;
 }
 

@@ -77,6 +77,15 @@ inline std::unique_ptr<Problem> replay_problem(const std::string& file) {
   return load_problem(spec);
 }
 
+/// A config of block BM x BN x 64, the other fields at their defaults.
+inline Config tile_config(int bm, int bn) {
+  Config c;
+  c.BM = bm;
+  c.BN = bn;
+  c.BK = 64;
+  return c;
+}
+
 /// The program that returns `c` for every shape.
 inline Program constant_program(const Config& c) {
   Program p;
