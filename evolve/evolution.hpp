@@ -176,7 +176,9 @@ struct EvolutionOptions {
   /// model orders the fitted shapes' timed pairs as the measurements do (Kendall's tau at least
   /// kModelPriorTau), each leaf counts one pseudo-shape of the model's log slowdowns, so a leaf
   /// of few shapes whose measured configs nearly tie takes the model's favourite (refit.hpp).
-  /// No kernel runs. Off: the measurements alone.
+  /// No kernel runs. Off: the measurements alone. Off on the analytic model
+  /// (with_backend_defaults): its times are the timings there, so the prior would price the
+  /// pairs a run never timed at their true cost, for free.
   bool model_prior = true;
   /// A would-be new best is re-measured this many more times before it is accepted; its
   /// score becomes that of the median times (0 = accept on the first measurement).
@@ -269,8 +271,9 @@ struct EvolutionResult {
   RefitValidation refit;
   RefitVerdict refit_verdict;
   /// How the device's analytic model orders the pairs the run timed on each training shape, at
-  /// the end, and whether the run's refits could lean on it (EvolutionOptions::model_prior;
-  /// each refit judges the agreement on the shapes it fits, refit.hpp).
+  /// the end (no pairs on the analytic backend), and whether the run's refits could lean on it
+  /// (EvolutionOptions::model_prior; each refit judges the agreement on the shapes it fits,
+  /// refit.hpp).
   ModelAgreement model_agreement;
   bool model_prior = false;
 };

@@ -69,6 +69,9 @@ EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& proble
   if (o.rule_penalty < 0) o.rule_penalty = o.folds > 0 || analytic ? 0.0 : kNoisyRulePenalty;
   if (o.stagnation < 0) o.stagnation = analytic ? 0 : kCostlyStagnation;
   if (analytic) o.optimism_charge = false;
+  // The analytic model's times are the timings there: a prior from it would price pairs the run
+  // never timed at their true cost, for free.
+  if (analytic) o.model_prior = false;
   const bool any_shape = problem.backend->times_any_shape();
   if (o.sampled_sizes < 0) o.sampled_sizes = any_shape ? kDefaultSampledSizes : 0;
   if (o.sampled_sizes > 0 && !any_shape)

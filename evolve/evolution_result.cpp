@@ -4,6 +4,7 @@
 // are placed and wave guards added, and finish() writes the run's files.
 //
 // Map: the loop is evolution.cpp; this file is what follows it.
+#include "eval/analytic_backend.hpp"
 #include "eval/decision_tree.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/evolution_detail.hpp"
@@ -423,8 +424,10 @@ EvolutionResult Evolution::finish() {
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);
   r.cost_matched_tree = measured_tree(problem_->spec.tree_leaves);
-  r.model_agreement =
-      model_agreement(measured_feedback(s.eval, *problem_, s.train_shapes), problem_->gpu);
+  // (Not on the analytic model: there the model is the timings, and agrees with itself.)
+  if (!dynamic_cast<const AnalyticBackend*>(problem_->backend.get()))
+    r.model_agreement =
+        model_agreement(measured_feedback(s.eval, *problem_, s.train_shapes), problem_->gpu);
   r.model_prior = options_.model_prior;
   r.counters = s.counters;
   r.per_operator = s.per_op;

@@ -562,6 +562,13 @@ TEST_CASE("cli: refits lean on the analytic model where it orders the run's timi
   CHECK(c["best"]["program"] == d["best"]["program"]);
   CHECK(c["baselines"]["tree_cost_matched"]["program"] ==
         d["baselines"]["tree_cost_matched"]["program"]);
+  // On the analytic model the model is the timings: no prior, and nothing said of one.
+  const Run analytic = run("evolve --budget 200 --json");
+  REQUIRE(analytic.status == 0);
+  const auto e = nlohmann::json::parse(analytic.out);
+  CHECK(e["model_prior"]["enabled"] == false);
+  CHECK(e["model_prior"]["concordant"] == 0);
+  CHECK(run("evolve --budget 200").out.find("Model prior") == std::string::npos);
   check_splits_flag("--no-model-prior", "model_prior");
 }
 

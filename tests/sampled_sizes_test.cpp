@@ -195,7 +195,7 @@ TEST_CASE("sampled sizes: evolve reports the comparison, --sampled-sizes 0 turns
           "values are refused") {
   const std::string tool = TILEVOLVE_BINARY;
   tv::test::ScratchDir dir("tv_sampled_sizes");
-  const auto on = tv::test::run_shell(tool + " evolve --gpu h100 --seed 2 --json --out " +
+  const auto on = tv::test::run_shell(tool + " evolve --gpu h100 --seed 1 --json --out " +
                                       dir.at("run") + " 2>/dev/null");
   REQUIRE(on.status == 0);
   const auto j = nlohmann::json::parse(on.out);
@@ -211,10 +211,10 @@ TEST_CASE("sampled sizes: evolve reports the comparison, --sampled-sizes 0 turns
                                 "\"kernel_runs\":{},\"sizes\":64}}",
                                 c["candidates"].dump(), j["best"]["id"].dump(),
                                 c["kernel_runs"].dump())) != std::string::npos);
-  const auto text = tv::test::run_shell(tool + " evolve --gpu h100 --seed 2 2>/dev/null");
+  const auto text = tv::test::run_shell(tool + " evolve --gpu h100 --seed 1 2>/dev/null");
   CHECK(text.out.find("Sampled sizes: ") != std::string::npos);
   const auto zero = tv::test::run_shell(
-      tool + " evolve --gpu h100 --seed 2 --sampled-sizes 0 --json 2>/dev/null");
+      tool + " evolve --gpu h100 --seed 1 --sampled-sizes 0 --json 2>/dev/null");
   REQUIRE(zero.status == 0);
   CHECK_FALSE(nlohmann::json::parse(zero.out).contains("sampled_sizes"));
   const auto bad = tv::test::run_shell(tool + " evolve --sampled-sizes -3 2>&1");
