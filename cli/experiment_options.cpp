@@ -118,7 +118,8 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
                   "pairs of configs as they measured with a Kendall's tau of {:g} or more: each "
                   "leaf then counts {:g} more shape, of the model's log slowdowns, so a leaf of "
                   "few shapes whose measured configs nearly tie takes the one the model ranks "
-                  "first; no kernel runs either way)",
+                  "first; no kernel runs either way; always off on the analytic backend, whose "
+                  "timings are the model's own)",
                   kModelPriorTau, kModelPriorShapes));
   off("--no-wave-guards", s.wave_guards,
       "return the result's rules without wave guards (by default each rule whose training "
