@@ -20,4 +20,9 @@ private:
   Gpu gpu_;
 };
 
+/// Whether `b` is the analytic model (whose times are then the model's own).
+inline bool is_analytic(const TimingBackend* b) {
+  return dynamic_cast<const AnalyticBackend*>(b) != nullptr;
+}
+
 } // namespace tv

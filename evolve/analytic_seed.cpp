@@ -13,7 +13,7 @@ namespace tv {
 
 bool analytic_seed_applies(const Problem& problem) {
   return problem.backend && problem.table && problem.backend->complete_table() &&
-         !dynamic_cast<const AnalyticBackend*>(problem.backend.get());
+         !is_analytic(problem.backend.get());
 }
 
 std::optional<Program> analytic_seed_tree(const Problem& problem,

@@ -65,7 +65,7 @@ nlohmann::json EvolutionOptions::to_json() const {
 }
 
 EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& problem) {
-  const bool analytic = dynamic_cast<const AnalyticBackend*>(problem.backend.get()) != nullptr;
+  const bool analytic = is_analytic(problem.backend.get());
   if (o.rule_penalty < 0) o.rule_penalty = o.folds > 0 || analytic ? 0.0 : kNoisyRulePenalty;
   if (o.stagnation < 0) o.stagnation = analytic ? 0 : kCostlyStagnation;
   if (analytic) o.optimism_charge = false;

@@ -425,7 +425,7 @@ EvolutionResult Evolution::finish() {
   r.best_simplified = simplify(r.best.program);
   r.cost_matched_tree = measured_tree(problem_->spec.tree_leaves);
   // (Not on the analytic model: there the model is the timings, and agrees with itself.)
-  if (!dynamic_cast<const AnalyticBackend*>(problem_->backend.get()))
+  if (!is_analytic(problem_->backend.get()))
     r.model_agreement =
         model_agreement(measured_feedback(s.eval, *problem_, s.train_shapes), problem_->gpu);
   r.model_prior = options_.model_prior;
