@@ -2,6 +2,7 @@
 #include "ir/number_text.hpp"
 
 #include "eval/report_format.hpp"
+#include "eval/shape_gaps.hpp"
 #include "eval/text_table.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mutators/llm_stats.hpp"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 
 namespace tv {
 
@@ -25,6 +27,73 @@ MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& 
   m.kernel_runs = r.counters.kernel_runs;
   m.cost_note = "the evolution's own kernel runs, no more";
   return m;
+}
+
+namespace {
+
+/// The decision-tree baseline's program among `baselines`, or nullptr.
+const Program* tree_baseline(const std::vector<MethodResult>& baselines) {
+  for (const MethodResult& m : baselines)
+    if (m.key == "tree" && m.program) return &*m.program;
+  return nullptr;
+}
+
+/// The result against the tree on the test shapes; nullopt without test shapes of their own
+/// (split "none" tests on the training shapes), a tree, or a valid test score of either.
+std::optional<ShapeGaps> test_gaps(const Problem& problem, const EvolutionResult& r,
+                                   const std::vector<MethodResult>& baselines) {
+  const Program* tree = tree_baseline(baselines);
+  if (!tree || !problem.test || problem.test_rows == problem.train_rows || !r.best_test.valid ||
+      !problem.test->score(*tree).valid)
+    return std::nullopt;
+  return shape_gaps(*problem.test, r.best.program, *tree, kTestGapShapes);
+}
+
+nlohmann::json gap_json(const ShapeGap& g) {
+  return {{"shape", g.shape.label()},
+          {"M", g.shape.M},
+          {"N", g.shape.N},
+          {"K", g.shape.K},
+          {"config", g.a.brief()},
+          {"of_oracle", g.a_of_oracle},
+          {"tree_config", g.b.brief()},
+          {"tree_of_oracle", g.b_of_oracle},
+          {"points", g.points}};
+}
+
+} // namespace
+
+std::string test_gaps_text(const Problem& problem, const EvolutionResult& r,
+                           const std::vector<MethodResult>& baselines) {
+  const std::optional<ShapeGaps> g = test_gaps(problem, r, baselines);
+  if (!g) return "";
+  if (g->differ == 0)
+    return fmt::format("On the {} test shapes the result chooses the decision tree's config on "
+                       "every one.\n\n",
+                       thousands(g->shapes));
+  const std::size_t ties = g->differ - g->gaining - g->losing;
+  std::string out = fmt::format(
+      "Against the decision tree on the {} test shapes: the result chooses another config on {}; "
+      "it is faster on {} ({:+.2f} pts together) and slower on {} ({:+.2f} pts), {:+.2f} pts in "
+      "all{}.\n",
+      thousands(g->shapes), thousands(g->differ), thousands(g->gaining), g->gained,
+      thousands(g->losing), g->lost, g->gap,
+      ties > 0
+          ? fmt::format("; on the other {} the two configs take the same time", thousands(ties))
+          : std::string());
+  const auto table = [&](const std::vector<ShapeGap>& side, const char* title) {
+    if (side.empty()) return;
+    out += title;
+    TextTable t(
+        {"test shape", "result's config", "of oracle", "tree's config", "of oracle", "pts"});
+    for (const ShapeGap& x : side)
+      t.add({x.shape.label(), x.a.brief(), fmt::format("{:.1f}%", 100 * x.a_of_oracle), x.b.brief(),
+             fmt::format("{:.1f}%", 100 * x.b_of_oracle), fmt::format("{:+.2f}", x.points)});
+    out += t.str();
+  };
+  table(g->losses, "Where it loses most (each shape's share of the gap in points):\n");
+  table(g->gains, "Where it gains most:\n");
+  return out + "\n";
 }
 
 nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
@@ -88,6 +157,17 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
     j["baselines"][m.key] = method_json(m);
   const MethodResult cm = cost_matched_method(problem, r);
   j["baselines"][cm.key] = method_json(cm);
+  if (const std::optional<ShapeGaps> g = test_gaps(problem, r, baselines)) {
+    nlohmann::json& t = j["test_vs_tree"];
+    t = {{"shapes", g->shapes},    {"differ", g->differ}, {"untimed", g->untimed},
+         {"gaining", g->gaining},  {"losing", g->losing}, {"gained_points", g->gained},
+         {"lost_points", g->lost}, {"gap_points", g->gap}};
+    t["losses"] = t["gains"] = nlohmann::json::array();
+    for (const ShapeGap& x : g->losses)
+      t["losses"].push_back(gap_json(x));
+    for (const ShapeGap& x : g->gains)
+      t["gains"].push_back(gap_json(x));
+  }
   j["counters"] = r.counters.to_json();
   for (const auto& [op, c] : r.per_operator)
     j["per_operator"][op] = c.to_json();
@@ -200,6 +280,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                      r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  out += test_gaps_text(problem, r, baselines);
   out += sampled_text(r);
   if (const auto a = r.per_operator.find("analytic seed"); a != r.per_operator.end()) {
     const Counters& c = a->second;

@@ -26,6 +26,14 @@ std::string selection_text(const EvolutionResult& r);
 std::string model_prior_text(const EvolutionResult& r);
 /// What the comparison on sampled sizes found; empty when it did not run.
 std::string sampled_text(const EvolutionResult& r);
+/// Test shapes listed each way (largest losses, largest gains) against the decision tree.
+inline constexpr std::size_t kTestGapShapes = 3;
+/// Where the result and the decision-tree baseline part on the test shapes (shape_gaps): how
+/// many shapes choose differently, the points gained and lost, and the shapes that lose and
+/// gain most; empty without test shapes of their own (split "none") or a tree with a valid
+/// test score.
+std::string test_gaps_text(const Problem& problem, const EvolutionResult& r,
+                           const std::vector<MethodResult>& baselines);
 /// The end-of-run report for a terminal.
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines);
