@@ -22,7 +22,9 @@ was not chosen on; the fixed train/test pairs and the first command keep theirs.
 a panel beyond issue 18's protocols, held to the same kind of bars and counted apart: the lecture
 splits and the transfer to six models on the other GPU profiles (a100, h200, mi325x, mi355x), and
 the A100 tables across shape sets both ways (timm half/half, timm -> HF, random -> timm, HF ->
-random, timm -> random); no default was chosen on it. Exit status 0
+random, timm -> random), and, added later, the lecture -> the seven presets at tensor
+parallelism 2-8 on all six profiles, the six and the other model sets in halves and six ->
+other models (h100, mi300x); no default was chosen on it. Exit status 0
 when every command ran (met or not), 1 when a command failed, 2 for bad options. Standard
 library only.
 """
@@ -188,6 +190,24 @@ def wide_protocols():
                          "--seeds", "5"], splits_checks(), wide=True))
     for a, b in (("timm", "HF"), ("random", "timm"), ("HF", "random"), ("timm", "random")):
         out.append(a100_transfer(a, b, wide=True))
+    # Shape sets no default was chosen on, added after the rest (data/shapes/README.md): the
+    # seven presets' GEMMs at tensor parallelism 2, 4 and 8 as the unseen set, and the model
+    # shape sets split in halves, and one into the other.
+    for g in ("h100", "mi300x", "a100", "h200", "mi325x", "mi355x"):
+        out.append(Protocol(f"wide: lecture -> seven models at tp 2-8, {g}", "seeds1",
+                            ["--gpu", g, "--test-shapes", "data/shapes/seven_models_tp.csv",
+                             "--splits", "1", "--seeds", "5"] + lec,
+                            seed_checks(every_seed=True), wide=True))
+    for g in ("h100", "mi300x"):
+        for name, shapes in (("six models", "six_models.csv"), ("other models", "other_models.csv")):
+            out.append(Protocol(f"wide: {name} half/half, 10 splits x 3 seeds, {g}", "splits",
+                                ["--gpu", g, "--shapes", f"data/shapes/{shapes}", "--splits", "10",
+                                 "--seeds", "3"] + lec,
+                                splits_checks(share=0.05), wide=True))
+        out.append(Protocol(f"wide: six models -> other models, {g}", "seeds1",
+                            ["--gpu", g, "--shapes", "data/shapes/six_models.csv", "--test-shapes",
+                             "data/shapes/other_models.csv", "--splits", "1", "--seeds", "5"] + lec,
+                            seed_checks(every_seed=True), wide=True))
     return out
 
 

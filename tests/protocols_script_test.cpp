@@ -33,6 +33,9 @@ TEST_CASE("protocols script: every listed command is one the tool accepts") {
   CHECK(contains(listed.out, "wide: replay A100 timm -> HF, seeds 0-4"));
   CHECK(contains(listed.out, "wide: lecture -> six models, mi355x"));
   CHECK(contains(listed.out, "wide: lecture -> other models, h100\n"));
+  CHECK(contains(listed.out, "wide: lecture -> seven models at tp 2-8, mi355x\n"));
+  CHECK(contains(listed.out, "wide: other models half/half, 10 splits x 3 seeds, mi300x\n"));
+  CHECK(contains(listed.out, "wide: six models -> other models, h100\n"));
   // Each command, with its runs made tiny (one split, one seed, --budget 0), runs: a wrong flag
   // or file name would exit 2 here.
   const auto commands = tv::test::listed_commands(listed.out);
