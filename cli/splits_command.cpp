@@ -57,6 +57,9 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                     {"model_tau", taus},
                     {"max_kernel_run_fraction", row.max_kernel_fraction}});
   }
+  nlohmann::json one_shape = nlohmann::json::array();
+  for (const auto& [shape, runs] : r.one_shape_losses)
+    one_shape.push_back({{"shape", shape}, {"runs", runs}});
   return {
       {"command", "splits"},
       {"gpu", r.options.problem.gpu},
@@ -86,6 +89,8 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"runs", r.runs},
       {"runs_below_tree_by_1pt", r.runs_below_tree_by_1pt},
       {"worst_run_gap_to_tree", r.worst_run_tree_gap},
+      {"runs_below_tree", r.runs_below_tree},
+      {"runs_below_tree_by_one_shape", r.runs_below_tree_by_one_shape},
       {"folds", r.options.folds},
       {"place_thresholds", r.options.place_thresholds},
       {"refit_validation", r.options.refit_validation},
@@ -105,7 +110,8 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
       {"splits_at_least_best_single_config", r.splits_at_least_best_single},
       {"tree_splits_at_least_best_single_config", r.tree_splits_at_least_best_single},
-      {"max_kernel_run_fraction", r.max_kernel_fraction}};
+      {"max_kernel_run_fraction", r.max_kernel_fraction},
+      {"one_shape_losses", one_shape}};
 }
 
 void run_splits_command(const SplitsCommandOptions& o) {

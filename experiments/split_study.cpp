@@ -1,5 +1,6 @@
 #include "experiments/split_study.hpp"
 
+#include "eval/shape_gaps.hpp"
 #include "experiments/spread.hpp"
 #include "experiments/study_problem.hpp"
 #include "ir/error.hpp"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <omp.h>
@@ -149,6 +151,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
 
   const std::size_t n = std::size_t(options.seeds);
   std::vector<double> gaps, train_gaps, run_gaps, tree_gaps, cost_tree_gaps;
+  std::map<std::string, int> one_shape; // runs each test shape alone puts below their tree
   for (std::size_t i = 0; i < problems.size(); ++i) {
     SplitRow row;
     row.split_seed = fixed ? 0 : split_seed(int(i));
@@ -190,12 +193,24 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           r.runs == 0 ? run_tree_gap : std::min(r.worst_run_tree_gap, run_tree_gap);
       r.runs_below_tree_by_1pt += run_tree_gap < -0.01;
       ++r.runs;
+      if (run_tree_gap < 0 && tree.program) {
+        ++r.runs_below_tree;
+        const ShapeGaps g =
+            shape_gaps(*problems[i].problem->test, run.best.program, *tree.program, 1);
+        if (!g.losses.empty() && g.losses[0].points <= 100 * run_tree_gap) {
+          ++r.runs_below_tree_by_one_shape;
+          ++one_shape[g.losses[0].shape.label()];
+        }
+      }
     }
     const double single = row.best_single_test.fraction_of_oracle;
     r.splits_at_least_best_single += row.evolved.test_fraction.median >= single;
     r.tree_splits_at_least_best_single += row.tree_test.fraction_of_oracle >= single;
     r.rows.push_back(std::move(row));
   }
+  r.one_shape_losses.assign(one_shape.begin(), one_shape.end());
+  std::stable_sort(r.one_shape_losses.begin(), r.one_shape_losses.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   r.splits_at_least = int(std::count_if(gaps.begin(), gaps.end(), [](double g) { return g >= 0; }));
   r.mean_gap = mean(gaps);
   r.mean_tree_gap = mean(tree_gaps);
@@ -322,7 +337,13 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
         fmt::format("{} of {}", r.tree_splits_at_least_best_single, options.splits)},
        {"single runs more than 1 point below their split's tree",
         fmt::format("{} of {} (the lowest {})", r.runs_below_tree_by_1pt, r.runs,
-                    format_points(r.worst_run_tree_gap))}}};
+                    format_points(r.worst_run_tree_gap))},
+       {"single runs below their split's tree by one test shape alone",
+        fmt::format("{} of {}{}", r.runs_below_tree_by_one_shape, r.runs_below_tree,
+                    r.one_shape_losses.empty()
+                        ? std::string()
+                        : fmt::format(" (most often {}, in {})", r.one_shape_losses[0].first,
+                                      r.one_shape_losses[0].second))}}};
   const std::size_t ts = d.table(std::move(s));
   auto c = [](std::size_t table, std::size_t row, std::size_t col) {
     return CellRef{table, row, col};
@@ -360,6 +381,12 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   obs.push_back(d.observe({"One run is what a user gets: single runs more than a point below their "
                            "split's tree are ",
                            c(ts, 13, 1), "."}));
+  if (r.runs_below_tree_by_one_shape > 0)
+    obs.push_back(d.observe(
+        {"One test shape alone accounts for the whole loss of ", c(ts, 14, 1),
+         " runs below their split's tree (without it they would be at or above the tree): a "
+         "config that collapses there or a threshold on the wrong side of it, not a worse fit; "
+         "`tilevolve evolve` with the same split and seed lists where a run and the tree part."}));
   d.observations(std::move(obs));
   rep.sections.push_back(std::move(d));
   return r;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tv {
@@ -94,6 +95,11 @@ struct SplitStudyResult {
   /// than a point below it, and the lowest run's gap. A user runs one seed, not the median.
   int runs = 0, runs_below_tree_by_1pt = 0;
   double worst_run_tree_gap = 0;
+  /// Runs below their split's tree, and of them those one test shape alone puts there (its
+  /// share of the run's gap, shape_gaps, is at least the whole gap: without it the run would be
+  /// at or above the tree), with the shapes that do so: label and runs, most runs first.
+  int runs_below_tree = 0, runs_below_tree_by_one_shape = 0;
+  std::vector<std::pair<std::string, int>> one_shape_losses;
   Report report;
 };
 

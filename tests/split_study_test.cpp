@@ -71,7 +71,7 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   const SplitStudyResult r = small();
   REQUIRE(r.rows.size() == 3);
   double sum = 0, sum_train = 0;
-  int at_least = 0, single = 0, tree_single = 0, below = 0;
+  int at_least = 0, single = 0, tree_single = 0, below = 0, below_tree = 0;
   double worst = 1;
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const SplitRow& row = r.rows[i];
@@ -100,6 +100,7 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
     for (const double run : {a, b}) {
       below += run - row.tree_test.fraction_of_oracle < -0.01;
       worst = std::min(worst, run - row.tree_test.fraction_of_oracle);
+      below_tree += run < row.tree_test.fraction_of_oracle;
     }
   }
   CHECK(r.splits_at_least_best_single == single);
@@ -108,6 +109,16 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   CHECK(r.runs == 6);
   CHECK(r.runs_below_tree_by_1pt == below);
   CHECK(r.worst_run_tree_gap == doctest::Approx(worst));
+  // Of the runs below their tree, those one shape alone puts there are among them, and each
+  // shape named counts at least one of them.
+  CHECK(r.runs_below_tree == below_tree);
+  CHECK(r.runs_below_tree_by_one_shape <= r.runs_below_tree);
+  int named = 0;
+  for (const auto& [shape, runs] : r.one_shape_losses) {
+    CHECK(runs >= 1);
+    named += runs;
+  }
+  CHECK(named == r.runs_below_tree_by_one_shape);
   // Different splits give different per-M tables (the study is not one split three times).
   CHECK(r.rows[0].per_m_test.fraction_of_oracle != r.rows[1].per_m_test.fraction_of_oracle);
   CHECK(r.mean_gap == doctest::Approx(sum / 3));
@@ -136,11 +147,13 @@ TEST_CASE("split_study: rows, gaps and summary follow from the runs and the base
   CHECK(t.rows[2][2] == format_percent(r.rows[2].per_m_test.fraction_of_oracle));
   const ReportTable& s = r.report.sections.at(0).tables.at(1);
   CHECK(s.rows.at(0).at(1) == format_points(r.mean_gap));
-  REQUIRE(s.rows.size() == 14);
+  REQUIRE(s.rows.size() == 15);
   CHECK(s.rows[11][0] == "splits where the evolved median is at least the best single config");
   CHECK(s.rows[11][1] == fmt::format("{} of 3", single));
   CHECK(s.rows[12][1] == fmt::format("{} of 3", tree_single));
   CHECK(s.rows[13][1] == fmt::format("{} of 6 (the lowest {})", below, format_points(worst)));
+  CHECK(s.rows[14][1].rfind(fmt::format("{} of {}", r.runs_below_tree_by_one_shape, below_tree),
+                            0) == 0);
 }
 
 TEST_CASE("split_study: the thread count does not change the results") {

@@ -83,4 +83,27 @@ TEST_CASE("summary_gaps_cli: the text summary names the shapes, and says nothing
   CHECK_FALSE(nlohmann::json::parse(none_json.out).contains("test_vs_tree"));
 }
 
+TEST_CASE("summary_gaps_cli: splits counts the runs one test shape alone puts below the tree") {
+  std::string args = kRandomToTimm;
+  args.replace(0, std::string("evolve").size(), "splits");
+  args.replace(args.find(" --seed 1"), std::string(" --seed 1").size(), " --splits 1 --seeds 5");
+  const Run j = run(args + " --json");
+  REQUIRE(j.status == 0);
+  const auto d = nlohmann::json::parse(j.out);
+  // Runs below the tree, counted from the runs' own figures.
+  int below = 0;
+  const double tree = d["splits"][0]["decision_tree"]["test_fraction_of_oracle"].get<double>();
+  for (const auto& run : d["splits"][0]["evolved"]["test_fraction_of_oracle"])
+    below += run.get<double>() < tree;
+  CHECK(d["runs_below_tree"] == below);
+  CHECK(d["runs_below_tree_by_one_shape"].get<int>() >= 1);
+  CHECK(d["runs_below_tree_by_one_shape"].get<int>() <= below);
+  REQUIRE_FALSE(d["one_shape_losses"].empty());
+  CHECK(d["one_shape_losses"][0]["shape"] == kCollapse);
+  CHECK(d["one_shape_losses"][0]["runs"] == d["runs_below_tree_by_one_shape"]);
+  const Run text = run(args);
+  REQUIRE(text.status == 0);
+  CHECK(contains(text.out, "One test shape alone accounts for the whole loss of "));
+}
+
 } // namespace summary_gaps_cli_test
