@@ -83,6 +83,15 @@ TEST_CASE("protocols script: the wide panel's bars are counted apart from the is
   CHECK(contains(both.out, "replay A100 HF -> timm, seeds 0-4"));
   CHECK(contains(both.out, "wide: replay A100 random -> timm, seeds 0-4"));
   CHECK(contains(both.out, " of 1 bars met; wide panel: "));
+  // A missed bar whose runs one test shape alone puts below the tree is named with the shape
+  // (random -> timm: the A operand of leading dimension 95); a met one is not.
+  const std::size_t footer = both.out.find("Missed bars with runs one test shape alone");
+  REQUIRE(footer != std::string::npos);
+  const std::string named = both.out.substr(footer);
+  CHECK(contains(named, "  wide: replay A100 random -> timm, seeds 0-4: "));
+  CHECK(contains(named, "by one test shape alone (most often a100:f16:NT:M50176:N570:K95, in "));
+  CHECK(!contains(named, "HF -> timm"));
+  CHECK(!contains(wide.out, "Missed bars with runs one test shape alone"));
 }
 
 TEST_CASE("protocols script: one protocol end to end, its figures the binary's") {
