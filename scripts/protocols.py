@@ -25,11 +25,11 @@ the A100 tables across shape sets both ways (timm half/half, timm -> HF, random 
 random, timm -> random), and, added later, the lecture -> the seven presets at tensor
 parallelism 2-8 on all six profiles, the six and the other model sets in halves and six ->
 other models (h100, mi300x); no default was chosen on it. Under the table, the protocols with
-a bar against the tree not met whose runs one test shape alone puts below the tree (without that shape they would
-be at or above it) are named with that shape: a miss of that kind is one shape where a config
-collapses, not a worse fit (`tilevolve evolve` lists where a run and the tree part). Exit status 0
-when every command ran (met or not), 1 when a command failed, 2 for bad options. Standard
-library only.
+a bar against the tree not met whose runs one test shape alone puts below the tree (without
+that shape they would be at or above it) are named with that shape: a miss of that kind is one
+shape where a config collapses, not a worse fit (`tilevolve evolve` lists where a run and the
+tree part). Exit status 0 when every command ran (met or not), 1 when a command failed, 2 for
+bad options. Standard library only.
 """
 
 import argparse
@@ -207,7 +207,8 @@ def wide_protocols():
                              "--splits", "1", "--seeds", "5"] + lec,
                             seed_checks(every_seed=True), wide=True))
     for g in ("h100", "mi300x"):
-        for name, shapes in (("six models", "six_models.csv"), ("other models", "other_models.csv")):
+        for name, shapes in (("six models", "six_models.csv"),
+                             ("other models", "other_models.csv")):
             out.append(Protocol(f"wide: {name} half/half, 10 splits x 3 seeds, {g}", "splits",
                                 ["--gpu", g, "--shapes", f"data/shapes/{shapes}", "--splits", "10",
                                  "--seeds", "3"] + lec,
