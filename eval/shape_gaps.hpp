@@ -39,6 +39,13 @@ struct ShapeGaps {
   double gap = 0;
   std::vector<ShapeGap> losses; ///< the largest losses, largest first
   std::vector<ShapeGap> gains;  ///< the largest gains, largest first
+
+  /// Whether the program is below the reference by one shape alone: the largest loss's share is
+  /// at least the whole gap (to rounding), so without that shape it would be at or above the
+  /// reference.
+  bool lost_to_one_shape() const {
+    return gap < 0 && !losses.empty() && losses.front().points <= gap + 1e-9;
+  }
 };
 
 /// The shapes of `set` where `program` and `reference` choose differently, with the `top`

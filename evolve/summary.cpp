@@ -31,10 +31,10 @@ MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& 
 
 namespace {
 
-/// The decision-tree baseline's program among `baselines`, or nullptr.
-const Program* tree_baseline(const std::vector<MethodResult>& baselines) {
+/// The decision-tree baseline among `baselines`, or nullptr.
+const MethodResult* tree_baseline(const std::vector<MethodResult>& baselines) {
   for (const MethodResult& m : baselines)
-    if (m.key == "tree" && m.program) return &*m.program;
+    if (m.key == "tree" && m.program) return &m;
   return nullptr;
 }
 
@@ -42,11 +42,11 @@ const Program* tree_baseline(const std::vector<MethodResult>& baselines) {
 /// (split "none" tests on the training shapes), a tree, or a valid test score of either.
 std::optional<ShapeGaps> test_gaps(const Problem& problem, const EvolutionResult& r,
                                    const std::vector<MethodResult>& baselines) {
-  const Program* tree = tree_baseline(baselines);
+  const MethodResult* tree = tree_baseline(baselines);
   if (!tree || !problem.test || problem.test_rows == problem.train_rows || !r.best_test.valid ||
-      !problem.test->score(*tree).valid)
+      !tree->test.valid)
     return std::nullopt;
-  return shape_gaps(*problem.test, r.best.program, *tree, kTestGapShapes);
+  return shape_gaps(*problem.test, r.best.program, *tree->program, kTestGapShapes);
 }
 
 nlohmann::json gap_json(const ShapeGap& g) {
@@ -159,9 +159,15 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
   j["baselines"][cm.key] = method_json(cm);
   if (const std::optional<ShapeGaps> g = test_gaps(problem, r, baselines)) {
     nlohmann::json& t = j["test_vs_tree"];
-    t = {{"shapes", g->shapes},    {"differ", g->differ}, {"untimed", g->untimed},
-         {"gaining", g->gaining},  {"losing", g->losing}, {"gained_points", g->gained},
-         {"lost_points", g->lost}, {"gap_points", g->gap}};
+    t = {{"shapes", g->shapes},
+         {"differ", g->differ},
+         {"untimed", g->untimed},
+         {"gaining", g->gaining},
+         {"losing", g->losing},
+         {"gained_points", g->gained},
+         {"lost_points", g->lost},
+         {"gap_points", g->gap},
+         {"lost_to_one_shape", g->lost_to_one_shape()}};
     t["losses"] = t["gains"] = nlohmann::json::array();
     for (const ShapeGap& x : g->losses)
       t["losses"].push_back(gap_json(x));

@@ -197,7 +197,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
         ++r.runs_below_tree;
         const ShapeGaps g =
             shape_gaps(*problems[i].problem->test, run.best.program, *tree.program, 1);
-        if (!g.losses.empty() && g.losses[0].points <= 100 * run_tree_gap) {
+        if (g.lost_to_one_shape()) {
           ++r.runs_below_tree_by_one_shape;
           ++one_shape[g.losses[0].shape.label()];
         }

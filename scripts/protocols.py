@@ -253,9 +253,10 @@ def measure(tool, p, first_split=0):
     for r, v in zip(runs, seeds):
         if v < tree:
             below += 1
-            losses = r.get("test_vs_tree", {}).get("losses", [])
-            if losses and losses[0]["points"] <= 100 * (v - tree):
-                alone[losses[0]["shape"]] = alone.get(losses[0]["shape"], 0) + 1
+            gaps = r.get("test_vs_tree", {})
+            if gaps.get("lost_to_one_shape"):
+                shape = gaps["losses"][0]["shape"]
+                alone[shape] = alone.get(shape, 0) + 1
     return {"seeds": seeds, "median": statistics.median(seeds), "tree": tree,
             "runs_below_tree": below, "runs_below_tree_by_one_shape": sum(alone.values()),
             "one_shape_losses": [{"shape": k, "runs": n}

@@ -74,6 +74,21 @@ TEST_CASE("shape_gaps: the shapes two programs part on, each with its share of t
     CHECK(g.losses[0].points == doctest::Approx(gap * std::log(0.5) / std::log(0.4)));
     CHECK(g.losses[1].points == doctest::Approx(gap * std::log(0.8) / std::log(0.4)));
     CHECK(g.lost == doctest::Approx(gap));
+    CHECK_FALSE(g.lost_to_one_shape()); // M 16 alone is about 0.76 of the gap
+    // Parting on M 16 only, the one shape is the whole gap.
+    const Program one = program("def choose(M, N, K):\n"
+                                "    if M <= 16:\n"
+                                "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, "
+                                "group=8)\n"
+                                "    if M <= 64:\n"
+                                "        return Config(BM=64, BN=64, BK=64, warps=4, stages=3, "
+                                "group=8)\n"
+                                "    return Config(BM=128, BN=128, BK=64, warps=4, stages=3, "
+                                "group=8)\n");
+    const ShapeGaps o = shape_gaps(s, one, oracle, 3);
+    CHECK(o.differ == 1);
+    CHECK(o.lost_to_one_shape());
+    CHECK_FALSE(shape_gaps(s, oracle, one, 3).lost_to_one_shape()); // a gain, not a loss
   }
 
   SUBCASE("the other way round: gains, and `top` keeps the largest") {

@@ -58,6 +58,8 @@ TEST_CASE("summary_gaps_cli: --json's test_vs_tree splits the test gap to the tr
   CHECK(worst["config"] != worst["tree_config"]);
   CHECK(worst["points"].get<double>() < -0.5);
   CHECK(worst["points"].get<double>() < 0.8 * t["gap_points"].get<double>());
+  // Seed 1's other losses and gains leave it 0.01 short of the tree without that shape.
+  CHECK(t["lost_to_one_shape"] == (worst["points"].get<double>() <= t["gap_points"].get<double>()));
   for (std::size_t i = 1; i < t["losses"].size(); ++i)
     CHECK(t["losses"][i]["points"].get<double>() >= worst["points"].get<double>());
   for (const auto& g : t["gains"])
