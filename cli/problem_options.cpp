@@ -90,9 +90,13 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
                        "the runs differ by seed (overrides --split; --splits must be 1)");
   cmd.add_option("--split", spec.split,
                  all ? "train/test split: random (half/half), random-mnk (half/half keeping each "
-                       "(M, N, K) on one side), model:NAME (train on NAME:*), none"
-                     : "kind of split: random (half/half) or random-mnk (half/half keeping each "
-                       "(M, N, K) on one side)")
+                       "(M, N, K) on one side), range (train on one end of a feature, test on "
+                       "the other: split seeds 0-7 take M*N*K, M, N, K, smallest then largest "
+                       "in training), model:NAME (train on NAME:*), none"
+                     : "kind of split: random (half/half), random-mnk (half/half keeping each "
+                       "(M, N, K) on one side) or range (train on one end of a feature, test on "
+                       "the other: split seeds 0-7 take M*N*K, M, N, K, smallest then largest "
+                       "in training, seed 8 as 0 again)")
       ->capture_default_str();
   if (all)
     cmd.add_option("--split-seed", spec.seed, "seed of the random split")

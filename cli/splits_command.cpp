@@ -134,7 +134,8 @@ void run_splits_command(const SplitsCommandOptions& o) {
 void add_splits_command(CLI::App& app) {
   auto o = std::make_shared<SplitsCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "splits", "Generalization over random splits (or one fixed pair, --test-shapes): on each "
+      "splits", "Generalization over random splits (or range splits, --split range; or one fixed "
+                "pair, --test-shapes): on each "
                 "split, evolution over seeds against what the same training half gives the "
                 "baselines: the per-M table, the best single config, the decision tree on "
                 "every pair and the tree on the pairs each run timed (lecture shapes on the "

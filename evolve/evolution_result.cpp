@@ -124,9 +124,10 @@ std::vector<std::vector<double>> analytic_prior(const Problem& problem,
 }
 
 /// Whether folds of the training shapes keep each (M, N, K)'s shapes together: they mirror the
-/// split, and a split that holds out whole sizes (random-mnk) has unseen sizes in its test half.
+/// split, and a split that holds out whole sizes (random-mnk, range) has unseen sizes in its test
+/// half.
 bool folds_by_size(const Problem& problem) {
-  return problem.spec.split == "random-mnk";
+  return problem.spec.split == "random-mnk" || problem.spec.split == "range";
 }
 
 } // namespace

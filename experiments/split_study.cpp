@@ -72,10 +72,11 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
     throw InputError(fmt::format("--test-shapes names one fixed train/test pair: --splits must "
                                  "be 1 with it, got {}",
                                  options.splits));
-  if (!fixed && options.problem.split != "random" && options.problem.split != "random-mnk")
-    throw InputError(
-        fmt::format("--split must be random or random-mnk for a study over split seeds, got '{}'",
-                    options.problem.split));
+  if (!fixed && options.problem.split != "random" && options.problem.split != "random-mnk" &&
+      options.problem.split != "range")
+    throw InputError(fmt::format(
+        "--split must be random, random-mnk or range for a study over split seeds, got '{}'",
+        options.problem.split));
   SplitStudyResult r;
   r.options = options;
 
@@ -233,11 +234,12 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   // The report.
   const Problem& p0 = *problems.front().problem;
   Report& rep = r.report;
-  rep.title = fixed ? std::string("tilevolve splits: evolution against the per-M table on one "
-                                  "fixed train/test pair")
-                    : fmt::format("tilevolve splits: evolution against the per-M table over {} "
-                                  "random splits",
-                                  options.splits);
+  rep.title =
+      fixed ? std::string("tilevolve splits: evolution against the per-M table on one "
+                          "fixed train/test pair")
+            : fmt::format("tilevolve splits: evolution against the per-M table over {} "
+                          "{} splits",
+                          options.splits, options.problem.split == "range" ? "range" : "random");
   rep.intro = fmt::format(
       "GPU {} ({}), backend {}, {} shapes from {} {}; on each "
       "split, {} evolution runs (seeds 0 to {}, {} programs each{}{}, {}{}) and the per-M table "
@@ -247,8 +249,11 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       fixed ? fmt::format("(all of them for training; tested on {}, one fixed split)",
                           p0.test_shapes_path)
             : fmt::format("split {} with split seeds {} to {}",
-                          options.problem.split == "random"
-                              ? "random half/half"
+                          options.problem.split == "random" ? "random half/half"
+                          : options.problem.split == "range"
+                              ? "at one end of a feature (range: training on the smallest or "
+                                "the largest M*N*K, M, N or K until it holds half of the shapes, "
+                                "testing on the other end; no size on both sides)"
                               : "half/half by (M, N, K) (no size on both sides)",
                           options.first_split, options.first_split + options.splits - 1),
       options.seeds, options.seeds - 1, options.budget,

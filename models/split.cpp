@@ -81,6 +81,51 @@ Split grouped_split(const std::vector<Shape>& shapes, std::uint64_t seed) {
   return out;
 }
 
+Split range_split(const std::vector<Shape>& shapes, std::uint64_t seed) {
+  const RangeSide side = range_split_side(seed);
+  const auto value = [&](const Shape& s) {
+    switch (side.feature) {
+    case 0:
+      return double(s.M) * double(s.N) * double(s.K);
+    case 1:
+      return double(s.M);
+    case 2:
+      return double(s.N);
+    default:
+      return double(s.K);
+    }
+  };
+  std::vector<double> values;
+  for (const Shape& s : shapes)
+    values.push_back(value(s));
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (values.size() < 2)
+    throw InputError(fmt::format("split 'range' (seed {}) needs at least 2 distinct values of {} "
+                                 "to fill both sides, got {}",
+                                 seed, side.name, values.size()));
+  if (!side.train_smallest) std::reverse(values.begin(), values.end());
+  // Whole values go to train until it holds at least half of the shapes; the last value always
+  // goes to test, so neither side is empty.
+  std::size_t count = 0, taken = 0;
+  while (taken + 1 < values.size() && 2 * count < shapes.size()) {
+    for (const Shape& s : shapes)
+      count += value(s) == values[taken];
+    ++taken;
+  }
+  const double cut = values[taken - 1]; // the last value on the training side
+  Split out;
+  for (const Shape& s : shapes) {
+    const bool train = side.train_smallest ? value(s) <= cut : value(s) >= cut;
+    (train ? out.train : out.test).push_back(s);
+  }
+  out.description =
+      fmt::format("range: train on the {} shapes of {} {}, test on the {} of {} (seed {})",
+                  out.train.size(), side.train_smallest ? "smallest" : "largest", side.name,
+                  out.test.size(), side.train_smallest ? "largest" : "smallest", seed);
+  return out;
+}
+
 Split model_split(const std::vector<Shape>& shapes, const std::string& spec,
                   std::string_view model) {
   if (model.empty())
@@ -107,6 +152,7 @@ Split make_split(const std::vector<Shape>& shapes, const std::string& spec, std:
   constexpr std::string_view model_tag = "model:";
   if (spec == "random") return random_split(shapes, seed);
   if (spec == "random-mnk") return grouped_split(shapes, seed);
+  if (spec == "range") return range_split(shapes, seed);
   if (spec.starts_with(model_tag))
     return model_split(shapes, spec, std::string_view(spec).substr(model_tag.size()));
   if (spec == "none") {
@@ -115,8 +161,14 @@ Split make_split(const std::vector<Shape>& shapes, const std::string& spec, std:
     out.description = fmt::format("no split: train and test are all {} shapes", shapes.size());
     return out;
   }
-  throw InputError(
-      fmt::format("unknown split '{}' (expected random, random-mnk, model:NAME or none)", spec));
+  throw InputError(fmt::format(
+      "unknown split '{}' (expected random, random-mnk, range, model:NAME or none)", spec));
+}
+
+RangeSide range_split_side(std::uint64_t seed) {
+  static constexpr std::array<const char*, 4> kNames{"M*N*K", "M", "N", "K"};
+  const int feature = int(seed / 2 % 4);
+  return {feature, kNames[std::size_t(feature)], seed % 2 == 0};
 }
 
 } // namespace tv

@@ -13,12 +13,16 @@ of these by less than its standard error is noise.
   python3 scripts/ab_panel.py --change NEW/tilevolve --base-json base.json   # then each try
   python3 scripts/ab_panel.py --windows 0,20,40 --transfer-seeds 20
   python3 scripts/ab_panel.py --shared ../shared/data/autoheuristic   # and the untrimmed tables
+  python3 scripts/ab_panel.py --range --windows 0             # and the range splits
   python3 scripts/ab_panel.py --list                          # the rows and their commands
 
 A row's figure is in points of the per-shape oracle: for a split study, the mean over its splits
 of (evolved median over seeds - tree), the tree being the 8-leaf decision tree fitted on every
 (shape, config) pair of the training half; for a transfer (train on one shape set, test on
-another), the evolved median over seeds minus the tree. `--shared DIR` adds rows of the untrimmed
+another), the evolved median over seeds minus the tree; `--range` adds for each table the mean over
+its eight range splits (`splits --split range`: train on the shapes at one end of M*N*K, M, N or
+K, test on the other end, the extrapolation a deployment asks of a heuristic) of the same gap to
+the tree. `--shared DIR` adds rows of the untrimmed
 public A100 tables kept outside the repository (DIR holds a100_hf_train_mm.txt,
 a100_timm_train_mm.txt and a100_mm.txt of the AutoHeuristic dataset). The summary gives, per
 kind of row, the mean figure of each side and, with two sides, how many rows went up and down
@@ -26,7 +30,7 @@ kind of row, the mean figure of each side and, with two sides, how many rows wen
 then the difference per table, one figure per window. `--base-json FILE` takes the base side's
 figures from an earlier `--json` of this script (its judged side, "change") instead of running
 them: a default measured once, then each prototype against it, at half the time; FILE must hold
-every chosen row (the same --windows, --transfer-seeds and --shared).
+every chosen row (the same --windows, --transfer-seeds, --shared and --range).
 Both sides with the defaults take about 70 s on a 2-core machine; --shared adds about a minute.
 Exit status 0 when every command ran, 1 when one failed, 2 for bad options. Standard library
 only.
@@ -55,8 +59,9 @@ UNTRIMMED = {"HF": "a100_hf_train_mm.txt", "timm": "a100_timm_train_mm.txt",
              "random": "a100_mm.txt"}
 
 
-def rows(windows, transfer_seeds, shared):
-    """(name, kind, tilevolve splits arguments): kind "study" or "transfer"."""
+def rows(windows, transfer_seeds, shared, ranges=False):
+    """(name, kind, tilevolve splits arguments): kind "study", "transfer" or, with `ranges`,
+    "range"."""
     h100 = f"replay:{REPLAY}/h100_mm.txt"
     h200 = ["--backend", f"table:{REPLAY}/h200_triton.csv",
             "--expert", "data/experts/h200_sample48.py", "--shapes", "data/shapes/lecture.csv"]
@@ -84,12 +89,21 @@ def rows(windows, transfer_seeds, shared):
                      "--shapes", f"{REPLAY}/{sa}", "--test-shapes", f"{REPLAY}/{sb}"] + seeds))
     out.append(("measured H200 lecture -> six models", "transfer",
                 h200 + ["--test-shapes", "data/shapes/six_models_m2048.csv"] + seeds))
+    if ranges:
+        # Each table's eight range splits (train on one end of M*N*K, M, N or K, test on the
+        # other): the shapes past the training range a deployment meets. Not the variants of
+        # one table (random-mnk, vendor dispatch).
+        for name, args in studies:
+            if "random-mnk" in args or "--vendor-dispatch" in args:
+                continue
+            out.append((f"{name}, range splits", "range",
+                        args + ["--split", "range", "--splits", "8", "--seeds", "5"]))
     return out
 
 
 def figure(result, kind):
     """The row's figure in points (see the module comment)."""
-    if kind == "study":
+    if kind in ("study", "range"):
         return 100 * result["mean_test_gap_to_tree"]
     split = result["splits"][0]
     tree = split["decision_tree"]["test_fraction_of_oracle"]
@@ -149,8 +163,8 @@ def base_figures(path, chosen, transfer_seeds):
     missing = [name for name, _, _ in chosen if name not in figures]
     if missing:
         raise ValueError(f"no figure for {len(missing)} of the {len(chosen)} rows chosen, e.g. "
-                         f"{missing[0]!r} (run both with the same --windows, --transfer-seeds "
-                         f"and --shared)")
+                         f"{missing[0]!r} (run both with the same --windows, --transfer-seeds, "
+                         f"--shared and --range)")
     out = {}
     for name, _, _ in chosen:
         if isinstance(figures[name], bool) or not isinstance(figures[name], (int, float)):
@@ -162,7 +176,8 @@ def base_figures(path, chosen, transfer_seeds):
 def summary(kind_rows, sides, figures):
     """Lines summing up one kind of row over every side."""
     out = []
-    for kind, label in (("study", "split studies"), ("transfer", "transfers")):
+    for kind, label in (("study", "split studies"), ("transfer", "transfers"),
+                        ("range", "range splits")):
         names = [n for n, k, _ in kind_rows if k == kind and all(n in figures[s] for s in sides)]
         if not names:
             continue
@@ -199,6 +214,9 @@ def main(argv):
     ap.add_argument("--shared", metavar="DIR",
                     help="also the untrimmed public A100 tables in DIR (" +
                          ", ".join(UNTRIMMED.values()) + ")")
+    ap.add_argument("--range", action="store_true",
+                    help="also each table's eight range splits x 5 seeds (`splits --split "
+                         "range`: train on one end of M*N*K, M, N or K, test on the other)")
     ap.add_argument("--base-json", metavar="FILE",
                     help="the base side's figures from an earlier --json of this script (its "
                          "\"change\" side) instead of running them")
@@ -227,7 +245,7 @@ def main(argv):
         if missing:
             return fail(f"--shared {a.shared}: no {', '.join(missing)} there")
         a.shared = os.path.abspath(a.shared)
-    chosen = [r for r in rows(windows, a.transfer_seeds, a.shared)
+    chosen = [r for r in rows(windows, a.transfer_seeds, a.shared, a.range)
               if not a.only or a.only.lower() in r[0].lower()]
     if not chosen:
         return fail(f"no row name contains {a.only!r}")
@@ -295,7 +313,7 @@ def main(argv):
         with open(a.json, "w") as f:
             json.dump({"sides": described,
                        "options": {"windows": windows, "transfer_seeds": a.transfer_seeds,
-                                   "shared": a.shared},
+                                   "shared": a.shared, "range": a.range},
                        "figures": figures,
                        "rows": [{"name": n, "kind": k, "args": x} for n, k, x in chosen]},
                       f, indent=1)

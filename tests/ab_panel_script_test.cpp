@@ -26,17 +26,21 @@ const std::string kScript = "python3 -B " TILEVOLVE_SOURCE_DIR "/scripts/ab_pane
 } // namespace
 
 TEST_CASE("ab panel script: every listed command is one the tool accepts") {
-  const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
+  const auto listed = tv::test::run_shell(kScript + " --list --range 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
   CHECK(contains(listed.out, "replay A100 timm, splits 20-39\n"));
   CHECK(contains(listed.out, "measured H200 lecture -> six models\n"));
   CHECK(contains(listed.out, "measured H100 lecture, splits 0-19\n"));
   CHECK(!contains(listed.out, "untrimmed")); // only with --shared
+  // --range: each table's range splits, not the variants of one table.
+  CHECK(contains(listed.out, "measured H100 lecture, range splits\n"));
+  CHECK(contains(listed.out, "--split range --splits 8 --seeds 5"));
+  CHECK(!contains(listed.out, "vendor dispatch, range splits"));
   const auto commands = tv::test::listed_commands(listed.out);
   for (std::string cmd : commands) {
     // Made tiny (one split, one seed, no proposals): a wrong flag or file would exit 2 here.
-    for (const char* big : {"--splits 20", "--seeds 5", "--seeds 10"})
+    for (const char* big : {"--splits 20", "--splits 8", "--seeds 5", "--seeds 10"})
       cmd = tv::test::replaced_first(cmd, big, std::string(big, std::string(big).find(' ')) + " 1");
     cmd.replace(0, 9, TILEVOLVE_BINARY);
     const auto ran = tv::test::run_shell("cd " TILEVOLVE_SOURCE_DIR " && " + cmd +
@@ -44,7 +48,11 @@ TEST_CASE("ab panel script: every listed command is one the tool accepts") {
     INFO(cmd);
     CHECK(ran.status == 0);
   }
-  CHECK(commands.size() == 2 * 8 + 7); // two windows of 8 tables, and 7 transfers
+  // Two windows of 8 tables, 7 transfers, and 6 tables' range splits.
+  CHECK(commands.size() == 2 * 8 + 7 + 6);
+  const auto plain = tv::test::run_shell(kScript + " --list 2>&1");
+  REQUIRE(plain.status == 0);
+  CHECK(!contains(plain.out, "range"));
   // A third window adds a row per table.
   const auto three = tv::test::run_shell(kScript + " --list --windows " + "0,20,40 2>&1");
   REQUIRE(three.status == 0);

@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <set>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace split_study_test {
@@ -250,6 +251,30 @@ TEST_CASE("split_study: recorded measurements with a split by (M, N, K)") {
   }
   CHECK(r.report.intro.find("by (M, N, K)") != std::string::npos);
   CHECK(r.report.intro.find("replay") != std::string::npos);
+}
+
+TEST_CASE("split_study: range splits, one per feature and end, from the binary") {
+  // Eight split seeds: the eight train/test pairs of `--split range`, each with test shapes
+  // beyond the training ones on its feature (models/split.cpp); the study says so.
+  const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                     " splits --split range --splits 8 --seeds 1 --budget 40 "
+                                     "--json 2>/dev/null");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["split"] == "range");
+  REQUIRE(j["splits"].size() == 8);
+  std::set<double> trees;
+  for (std::size_t k = 0; k < 8; ++k) {
+    CHECK(j["splits"][k]["split_seed"] == k);
+    trees.insert(j["splits"][k]["decision_tree"]["test_fraction_of_oracle"].get<double>());
+  }
+  CHECK(trees.size() > 4); // different pairs, not one split eight times
+  const auto text = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                        " splits --split range --splits 2 --seeds 1 --budget 40 "
+                                        "2>/dev/null");
+  REQUIRE(text.status == 0);
+  CHECK(text.out.find("over 2 range splits") != std::string::npos);
+  CHECK(text.out.find("testing on the other end") != std::string::npos);
 }
 
 TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {

@@ -113,9 +113,9 @@ TEST_CASE("split: errors") {
   CHECK(error_of(shapes, "model:foo") ==
         "split 'model:foo' selects no training shapes; names look like 'a:0'");
   CHECK(error_of(shapes, "x") ==
-        "unknown split 'x' (expected random, random-mnk, model:NAME or none)");
+        "unknown split 'x' (expected random, random-mnk, range, model:NAME or none)");
   CHECK(error_of(shapes, "Random") ==
-        "unknown split 'Random' (expected random, random-mnk, model:NAME or none)");
+        "unknown split 'Random' (expected random, random-mnk, range, model:NAME or none)");
   std::vector<Shape> same(3); // three layouts of one size
   same[0].name = "s0";
   same[1].name = "s1";
@@ -170,6 +170,65 @@ TEST_CASE("split: random-mnk keeps every (M, N, K) on one side") {
   const Split lec = make_split(lecture(), "random-mnk", 0);
   CHECK(lec.train.size() == 44);
   CHECK(lec.test.size() == 44);
+}
+
+TEST_CASE("split: range trains on one end of a feature and tests on the other") {
+  const auto shapes = lecture();
+  const auto value = [](const Shape& s, int feature) {
+    return feature == 0   ? double(s.M) * double(s.N) * double(s.K)
+           : feature == 1 ? double(s.M)
+           : feature == 2 ? double(s.N)
+                          : double(s.K);
+  };
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    CAPTURE(seed);
+    const RangeSide side = range_split_side(seed);
+    CHECK(side.feature == int(seed / 2));
+    CHECK(side.train_smallest == (seed % 2 == 0));
+    const Split sp = make_split(shapes, "range", seed);
+    CHECK(sp.train.size() + sp.test.size() == shapes.size());
+    CHECK(2 * sp.train.size() >= shapes.size());
+    REQUIRE_FALSE(sp.test.empty());
+    // Every test shape lies beyond every training shape on that feature.
+    double train_lo = 1e300, train_hi = 0, test_lo = 1e300, test_hi = 0;
+    for (const Shape& s : sp.train) {
+      train_lo = std::min(train_lo, value(s, side.feature));
+      train_hi = std::max(train_hi, value(s, side.feature));
+    }
+    for (const Shape& s : sp.test) {
+      test_lo = std::min(test_lo, value(s, side.feature));
+      test_hi = std::max(test_hi, value(s, side.feature));
+    }
+    if (side.train_smallest)
+      CHECK(test_lo > train_hi);
+    else
+      CHECK(test_hi < train_lo);
+    // Each side keeps file order; the same seed, the same split; the description says which.
+    const auto at = positions(sp.train, shapes);
+    CHECK(std::is_sorted(at.begin(), at.end()));
+    CHECK(make_split(shapes, "range", seed).train == sp.train);
+    CHECK(make_split(shapes, "range", seed + kRangeSplits).train == sp.train);
+    CHECK(sp.description.find(std::string(side.train_smallest ? "smallest " : "largest ") +
+                              side.name) != std::string::npos);
+  }
+  // The lecture's 11 token counts: M = 1 to 256 (six values, 48 shapes) train with seed 2, the
+  // rest test.
+  const Split by_m = make_split(shapes, "range", 2);
+  CHECK(by_m.description == "range: train on the 48 shapes of smallest M, test on the 40 of "
+                            "largest (seed 2)");
+  // A feature of one value cannot be split.
+  std::vector<Shape> flat(4, shapes[0]);
+  for (std::size_t i = 0; i < flat.size(); ++i)
+    flat[i].M = std::int64_t(i + 1);
+  CHECK_NOTHROW(make_split(flat, "range", 2));
+  CHECK(error_of(flat, "range").empty()); // M*N*K varies with M
+  try {
+    make_split(flat, "range", 4); // N
+    FAIL("a feature of one value was split");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "split 'range' (seed 4) needs at least 2 distinct values of N to fill both sides, got 1");
+  }
 }
 
 } // namespace split_test
