@@ -45,6 +45,7 @@ struct ResultSwitches {
   bool& optimism_charge;  ///< --no-optimism-charge
   bool& refit_lookahead;  ///< --no-refit-lookahead
   bool& refit_complexity; ///< --no-refit-complexity
+  bool& refit_extremes;   ///< --no-refit-extremes
   bool& model_prior;      ///< --no-model-prior
 };
 /// Adds the flags of `s`, each turning its step off.
@@ -63,6 +64,7 @@ template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
                                          .optimism_charge = o.optimism_charge,
                                          .refit_lookahead = o.refit_lookahead,
                                          .refit_complexity = o.refit_complexity,
+                                         .refit_extremes = o.refit_extremes,
                                          .model_prior = o.model_prior});
   add_sampled_sizes_option(cmd, o.sampled_sizes);
 }

@@ -103,6 +103,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"optimism_charge", r.options.optimism_charge},
       {"refit_lookahead", r.options.refit_lookahead},
       {"refit_complexity", r.options.refit_complexity},
+      {"refit_extremes", r.options.refit_extremes},
       {"model_prior", r.options.model_prior},
       {"sampled_sizes", r.options.sampled_sizes},
       {"race_batch", r.options.race_batch},

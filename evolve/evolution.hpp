@@ -171,6 +171,10 @@ struct EvolutionOptions {
   /// `complexity`: a charge per leaf chosen on the folds, then the tree that charge picks from
   /// the fit on every training shape) instead of a leaf count chosen on the folds.
   bool refit_complexity = true;
+  /// With refit_complexity: of the charges whose held-out figure is within one standard error of
+  /// the best, the one whose trees do best on folds at the extremes of M, N and K
+  /// (validate_refit's `extremes`; README, "Refit validation, sixth form").
+  bool refit_extremes = true;
   /// Every refit of the run's measurements (the mock's refit operator, leaf exploration, refit
   /// validation, the cost-matched tree) may lean on the device's analytic model: where the
   /// model orders the fitted shapes' timed pairs as the measurements do (Kendall's tau at least

@@ -42,6 +42,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"optimism_charge", optimism_charge},
                    {"refit_lookahead", refit_lookahead},
                    {"refit_complexity", refit_complexity},
+                   {"refit_extremes", refit_extremes},
                    {"model_prior", model_prior},
                    {"sampled_sizes", sampled_sizes},
                    {"database",
@@ -151,6 +152,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   // Runs written before cost-complexity chose the refitted tree's leaf count on the folds.
   o.refit_complexity =
       j.contains("refit_complexity") ? get_field<bool>(j, "refit_complexity", w) : false;
+  // Runs written before the extreme folds chose among the close charges.
+  o.refit_extremes = j.contains("refit_extremes") ? get_field<bool>(j, "refit_extremes", w) : false;
   // Runs written before the model prior refitted on the measurements alone.
   o.model_prior = j.contains("model_prior") ? get_field<bool>(j, "model_prior", w) : false;
   // Runs written before sampled sizes returned the searched best.

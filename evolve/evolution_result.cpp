@@ -370,7 +370,7 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   r.refit =
       validate_refit(feedback, max_leaves, kRefitFolds, options_.seed, folds_by_size(*problem_),
                      options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity,
-                     options_.model_prior ? &problem_->gpu : nullptr);
+                     options_.model_prior ? &problem_->gpu : nullptr, options_.refit_extremes);
   r.refit_verdict =
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);

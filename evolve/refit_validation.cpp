@@ -55,6 +55,35 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
   return dealt;
 }
 
+std::vector<std::vector<std::size_t>> extreme_folds(const std::vector<Shape>& shapes, int k) {
+  const std::size_t n = shapes.size();
+  std::vector<std::vector<std::size_t>> out;
+  if (k < 2 || n < 4) return out;
+  const std::size_t share = std::max<std::size_t>(1, n / std::size_t(k));
+  for (int feature = 0; feature < 3; ++feature) {
+    const auto value = [&](std::size_t i) {
+      const Shape& s = shapes[i];
+      return feature == 0 ? s.M : feature == 1 ? s.N : s.K;
+    };
+    std::vector<std::int64_t> sorted(n);
+    for (std::size_t i = 0; i < n; ++i)
+      sorted[i] = value(i);
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted.front() == sorted.back()) continue; // one value: no extremes to hold out
+    // The `share` largest values and the `share` smallest, every shape of a tied value with
+    // them; a fold of half the shapes or more is no extreme.
+    const std::int64_t high = sorted[n - share], low = sorted[share - 1];
+    std::vector<std::size_t> top, bottom;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (value(i) >= high) top.push_back(i);
+      if (value(i) <= low) bottom.push_back(i);
+    }
+    for (auto* fold : {&top, &bottom})
+      if (2 * fold->size() < n) out.push_back(std::move(*fold));
+  }
+  return out;
+}
+
 namespace {
 
 /// The log speedup over the expert of choosing `c` on shape `f` by its measurements: the
@@ -88,13 +117,58 @@ int charged_size(const std::vector<double>& sums, double charge) {
   return best;
 }
 
+/// Per fold of some shapes held out: the weighted sums of log speedups of the trees of 1, 2, ...
+/// leaves fitted on the other shapes, over the shapes they were fitted on and over those held out.
+struct FoldSums {
+  std::vector<double> fitted, held;
+};
+
+/// The fold sums of the trees refitted on `feedback` without the shapes of `hold` (`choice`'s
+/// `use` is overwritten); empty when the fit has fewer than `max_leaves` trees.
+FoldSums fold_sums(const std::vector<ShapeFeedback>& feedback, RefitChoice& choice,
+                   const std::vector<std::size_t>& hold, int max_leaves) {
+  const std::size_t n = feedback.size();
+  choice.use.assign(n, true);
+  for (std::size_t i : hold)
+    choice.use[i] = false;
+  const std::vector<Program> trees = refit_sequence(feedback, choice);
+  FoldSums out;
+  if (trees.size() != std::size_t(max_leaves)) return out;
+  out.fitted.assign(trees.size(), 0.0);
+  out.held.assign(trees.size(), 0.0);
+  for (std::size_t l = 0; l < trees.size(); ++l)
+    for (std::size_t i = 0; i < n; ++i) {
+      const ShapeFeedback& f = feedback[i];
+      const double w = std::max(0.0, f.shape.weight);
+      (choice.use[i] ? out.fitted : out.held)[l] +=
+          w * log_speedup(f, trees[l].choose(f.shape), choice.penalty);
+    }
+  return out;
+}
+
+/// The index of the charge `choose_by_complexity` keeps of those whose `score` is largest: the
+/// run of ties next to the largest charge, and its middle.
+std::size_t middle_of_best(const std::vector<double>& score) {
+  const double top = *std::max_element(score.begin(), score.end());
+  const auto tied = [&](std::size_t a) { return score[a] >= top - 1e-12; };
+  std::size_t hi = score.size() - 1;
+  while (!tied(hi))
+    --hi;
+  std::size_t lo = hi;
+  while (lo > 0 && tied(lo - 1))
+    --lo;
+  return (lo + hi + 1) / 2;
+}
+
 /// Cost-complexity over the folds of `out` (validate_refit's `complexity`): `fit_sums[fold][L -
 /// 1]` is the fold's L-leaf tree's sum over the shapes it was fitted on, `full` the sequence
-/// fitted on every shape.
+/// fitted on every shape, `extremes` the sums of the folds at the extremes (validate_refit's
+/// `extremes`; none: the charge with the best figure).
 void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>& feedback,
                           const std::vector<std::vector<std::size_t>>& dealt,
                           const std::vector<std::vector<double>>& fit_sums,
-                          const std::vector<Program>& full, double penalty, double weight_total) {
+                          const std::vector<Program>& full, double penalty, double weight_total,
+                          const std::vector<FoldSums>& extremes) {
   std::vector<double> full_sums;
   for (const Program& tree : full)
     full_sums.push_back(fitted_sum(feedback, tree, penalty));
@@ -107,30 +181,61 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
   };
   for (const auto& sums : fit_sums)
     steepest(sums);
+  for (const FoldSums& x : extremes)
+    steepest(x.fitted);
   steepest(full_sums);
   std::vector<double> charges{0.0};
   if (top_charge > 0)
     for (int j = 0; j <= 80; ++j)
       charges.push_back(1.01 * top_charge * std::pow(10.0, (j - 80) / 20.0));
-  std::vector<double> figure(charges.size(), 0.0);
-  for (std::size_t a = 0; a < charges.size(); ++a)
+  // Per charge, per shape: the weighted held-out log speedup of its fold's tree.
+  const auto held_out = [&](std::size_t a) {
+    std::vector<double> v(feedback.size(), 0.0);
     for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
       const int l = charged_size(fit_sums[fold], charges[a]);
       for (std::size_t i : dealt[fold])
-        figure[a] +=
-            std::max(0.0, feedback[i].shape.weight) * out.held_out_log[std::size_t(l - 1)][i];
+        v[i] = std::max(0.0, feedback[i].shape.weight) * out.held_out_log[std::size_t(l - 1)][i];
     }
+    return v;
+  };
+  std::vector<std::vector<double>> per_shape;
+  std::vector<double> figure;
+  for (std::size_t a = 0; a < charges.size(); ++a) {
+    per_shape.push_back(held_out(a));
+    figure.push_back(0.0);
+    for (double v : per_shape.back())
+      figure.back() += v;
+  }
   // Of the charges with the best figure, the largest (the smallest trees), moved to the middle
   // of the run of charges next to it that score the same (a geometric middle on this grid).
-  const double top = *std::max_element(figure.begin(), figure.end());
-  const auto tied = [&](std::size_t a) { return figure[a] >= top - 1e-12; };
-  std::size_t hi = charges.size() - 1;
-  while (!tied(hi))
-    --hi;
-  std::size_t lo = hi;
-  while (lo > 0 && tied(lo - 1))
-    --lo;
-  const std::size_t chosen = (lo + hi + 1) / 2;
+  std::size_t chosen = middle_of_best(figure);
+  out.folds_leaves = charged_size(full_sums, charges[chosen]);
+  if (!extremes.empty()) {
+    // The charges whose figure is within one standard error of the best (of the paired
+    // per-shape differences' sum), and of those the one whose trees did best on the folds at
+    // the extremes: the folds cannot tell these sizes apart on shapes like the training ones,
+    // and the extreme folds say which carries over past the training shapes' range.
+    const std::vector<double>& best = per_shape[chosen];
+    const double n = double(best.size());
+    std::vector<double> score(charges.size(), -std::numeric_limits<double>::infinity());
+    out.close_charges = 0;
+    for (std::size_t a = 0; a < charges.size(); ++a) {
+      double sum = 0, sum2 = 0;
+      for (std::size_t i = 0; i < best.size(); ++i) {
+        const double d = best[i] - per_shape[a][i];
+        sum += d;
+        sum2 += d * d;
+      }
+      const double var = n > 1 ? std::max(0.0, (sum2 - sum * sum / n) / (n - 1)) : 0.0;
+      if (sum > std::sqrt(var * n) + 1e-12) continue;
+      ++out.close_charges;
+      score[a] = 0;
+      for (const FoldSums& x : extremes)
+        score[a] += x.held[std::size_t(charged_size(x.fitted, charges[a]) - 1)];
+    }
+    chosen = middle_of_best(score);
+    out.extreme_folds = int(extremes.size());
+  }
   out.complexity = true;
   out.leaf_charge = charges[chosen] / weight_total;
   out.best_leaves = charged_size(full_sums, charges[chosen]);
@@ -144,10 +249,12 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
 }
 
 /// Cross-validates trees of 1 to `max_leaves` leaves, grown with `lookahead`, over the folds
-/// `dealt`; with `complexity`, chooses their size by cost-complexity (choose_by_complexity);
-/// `model` as validate_refit takes it.
+/// `dealt`; with `complexity`, chooses their size by cost-complexity (choose_by_complexity),
+/// within one standard error by the folds `extremes` when there are any; `model` as
+/// validate_refit takes it.
 RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               const std::vector<std::vector<std::size_t>>& dealt, int lookahead,
+                               const std::vector<std::vector<std::size_t>>& dealt,
+                               const std::vector<std::vector<std::size_t>>& extremes, int lookahead,
                                bool complexity, const Gpu* model) {
   RefitValidation out;
   const std::size_t n = feedback.size();
@@ -217,7 +324,12 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
   choice.use.assign(n, true);
   const std::vector<Program> full = refit_sequence(feedback, choice);
   if (full.size() != std::size_t(max_leaves)) return out;
-  choose_by_complexity(out, feedback, dealt, fit_sums, full, choice.penalty, weight_total);
+  std::vector<FoldSums> extreme_sums;
+  for (const auto& hold : extremes)
+    if (FoldSums x = fold_sums(feedback, choice, hold, max_leaves); !x.held.empty())
+      extreme_sums.push_back(std::move(x));
+  choose_by_complexity(out, feedback, dealt, fit_sums, full, choice.penalty, weight_total,
+                       extreme_sums);
   return out;
 }
 
@@ -225,7 +337,7 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
 
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                int folds, std::uint64_t seed, bool group_sizes, int lookahead,
-                               bool complexity, const Gpu* model) {
+                               bool complexity, const Gpu* model, bool extremes) {
   RefitValidation out;
   const std::size_t n = feedback.size();
   const int k = std::min<int>(folds, int(n / 2));
@@ -238,11 +350,14 @@ RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int m
   const std::vector<std::vector<std::size_t>> dealt =
       deal_shape_folds(shapes, k, seed, group_sizes);
   if (dealt.empty()) return out;
-  out = cross_validate(feedback, max_leaves, dealt, 0, complexity, model);
+  const std::vector<std::vector<std::size_t>> held_extremes =
+      extremes && complexity ? extreme_folds(shapes, int(dealt.size()))
+                             : std::vector<std::vector<std::size_t>>{};
+  out = cross_validate(feedback, max_leaves, dealt, held_extremes, 0, complexity, model);
   if (lookahead > 0 && out.folds > 0) {
     // The same folds with the lookahead's trees: the growth with the better held-out estimate.
     RefitValidation ahead =
-        cross_validate(feedback, max_leaves, dealt, lookahead, complexity, model);
+        cross_validate(feedback, max_leaves, dealt, held_extremes, lookahead, complexity, model);
     if (ahead.best_held_out > out.best_held_out) out = std::move(ahead);
   }
   return out;

@@ -43,6 +43,14 @@ struct RefitValidation {
   /// With complexity: per training shape, the held-out log speedup of its fold's tree under the
   /// chosen charge (what best_held_out averages).
   std::vector<double> charged_log;
+  /// With complexity and extremes: the folds at the extremes of M, N and K that chose among the
+  /// close charges (0: none, the charge with the best figure was kept).
+  int extreme_folds = 0;
+  /// With extremes: how many charges were within one standard error of the best figure.
+  int close_charges = 0;
+  /// With complexity: the leaves of the tree the charge with the best figure picks from the fit
+  /// on every shape (best_leaves without the extreme folds).
+  int folds_leaves = 0;
 
   /// Per training shape: the held-out log speedup the chosen size stands for (charged_log, or
   /// held_out_log of best_leaves); empty when nothing was validated.
@@ -79,6 +87,12 @@ std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, 
 std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>& shapes, int k,
                                                        std::uint64_t seed, bool group_sizes);
 
+/// The folds at the extremes of `shapes` for `k` folds: for each of M, N and K (that takes more
+/// than one value), the shapes of its `n / k` largest values and those of its `n / k` smallest
+/// (every shape of a value tied at the cut with them), each a fold unless it holds half the
+/// shapes or more. Folds may overlap. Fewer than 4 shapes or k < 2: none.
+std::vector<std::vector<std::size_t>> extreme_folds(const std::vector<Shape>& shapes, int k);
+
 /// Cross-validates trees of 1 to `max_leaves` leaves refitted on `feedback` (one entry per
 /// training shape: its measured configs and its expert time, expert_seconds > 0) over `folds`
 /// folds dealt with `seed`. `group_sizes`: the shapes of one (M, N, K) (its layouts and dtypes)
@@ -93,9 +107,14 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
 /// folds' trees (a charge per leaf asks the same of each split whatever the number of shapes; a
 /// leaf count chosen on folds of four fifths of the shapes is a size for fewer shapes).
 /// `model`: the device whose analytic model every refit may lean on (RefitChoice::model).
-/// Deterministic.
+/// With `complexity` and `extremes`, the charge is chosen among those whose held-out figure is
+/// within one standard error of the best (of the paired per-shape differences), as the one
+/// whose trees do best on the extreme_folds (each fitted on the shapes outside it): random folds
+/// hold out shapes like the fitted ones and cannot tell those sizes apart; the extremes say
+/// which carries over past the training shapes' range. Deterministic.
 RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
                                int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0,
-                               bool complexity = false, const Gpu* model = nullptr);
+                               bool complexity = false, const Gpu* model = nullptr,
+                               bool extremes = false);
 
 } // namespace tv

@@ -138,7 +138,10 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                              {"lookahead", r.refit.lookahead},
                              {"chosen_held_out_speedup", r.refit.best_held_out},
                              {"complexity", r.refit.complexity},
-                             {"leaf_charge", r.refit.leaf_charge}};
+                             {"leaf_charge", r.refit.leaf_charge},
+                             {"extreme_folds", r.refit.extreme_folds},
+                             {"close_charges", r.refit.close_charges},
+                             {"folds_best_leaves", r.refit.folds_leaves}};
   j["model_prior"] = {{"enabled", r.model_prior},
                       {"tau", r.model_agreement.tau()},
                       {"concordant", r.model_agreement.concordant},
@@ -189,6 +192,21 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
   j["resumed"] = r.resumed;
   if (!r.mutator_stats.is_null()) j["llm"] = r.mutator_stats;
   return j;
+}
+
+/// How refit validation's cost-complexity chose its charge per leaf.
+std::string charge_choice_text(const RefitValidation& v) {
+  if (v.extreme_folds == 0)
+    return "the charge that did best on the folds, as CART's cost-complexity pruning chooses";
+  return fmt::format(
+      "of the {} charges within one standard error of the one that did best on the folds, as "
+      "CART's cost-complexity pruning chooses it, the one whose trees did best on {} folds of the "
+      "training shapes of the largest and the smallest M, N and K{}; --no-refit-extremes keeps "
+      "the best",
+      v.close_charges, v.extreme_folds,
+      v.folds_leaves == v.best_leaves
+          ? std::string(", the same size")
+          : fmt::format(", where the best alone gives {} leaves", v.folds_leaves));
 }
 
 std::string model_prior_text(const EvolutionResult& r) {
@@ -335,10 +353,9 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                                 "growth on the same folds)"
                               : "",
         r.refit.complexity
-            ? fmt::format(", as many as a charge of {:.3f}% per leaf gives it (the charge that "
-                          "did best on the folds, as CART's cost-complexity pruning chooses; "
+            ? fmt::format(", as many as a charge of {:.3f}% per leaf gives it ({}; "
                           "--no-refit-complexity takes the folds' best leaf count)",
-                          100 * std::expm1(r.refit.leaf_charge))
+                          100 * std::expm1(r.refit.leaf_charge), charge_choice_text(r.refit))
             : std::string(),
         r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
         r.refit_verdict.charge > 0

@@ -141,6 +141,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.optimism_charge = options.optimism_charge;
       spec.options.refit_lookahead = options.refit_lookahead;
       spec.options.refit_complexity = options.refit_complexity;
+      spec.options.refit_extremes = options.refit_extremes;
       spec.options.model_prior = options.model_prior;
       spec.options.sampled_sizes = r.options.sampled_sizes; // resolved above
       spec.options.cascade.race_batch = options.race_batch;
@@ -273,6 +274,9 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                                                                 : std::string()) +
           (options.refit_validation && !options.refit_complexity ? ", no refit complexity"
                                                                  : std::string()) +
+          (options.refit_validation && options.refit_complexity && !options.refit_extremes
+               ? ", no refit extremes"
+               : std::string()) +
           (options.model_prior ? std::string() : ", no model prior") +
           (options.wave_guards ? std::string() : ", no wave guards") +
           (options.wave_guards && !options.guard_validation ? ", no guard validation"

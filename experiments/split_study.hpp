@@ -41,6 +41,7 @@ struct SplitStudyOptions {
   bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge
   bool refit_lookahead = true;  ///< EvolutionOptions::refit_lookahead
   bool refit_complexity = true; ///< EvolutionOptions::refit_complexity
+  bool refit_extremes = true;   ///< EvolutionOptions::refit_extremes
   bool model_prior = true;      ///< EvolutionOptions::model_prior
   int sampled_sizes = -1;       ///< EvolutionOptions::sampled_sizes (-1: the backend's default)
   int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)

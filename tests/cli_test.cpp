@@ -118,6 +118,12 @@ TEST_CASE("cli: bad input gives a message naming the file and line, exit status 
 }
 
 namespace {
+/// `evolve` on this repository's measured H200 table, lecture shapes, with its sampled expert.
+const std::string kH200Lecture =
+    "evolve --backend table:" TILEVOLVE_SOURCE_DIR
+    "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
+    "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR "/data/shapes/lecture.csv";
+
 /// Starts tilevolve with `args`, kills it with SIGKILL after `micros`, and reaps it.
 /// Returns true when the kill landed before the process finished.
 bool run_and_kill(const std::vector<std::string>& args, useconds_t micros) {
@@ -429,12 +435,9 @@ TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-
           "keeps them") {
   // On the H200 table with seed 2, a fold's guard sends a held-out lecture shape to a later
   // rule whose config the run measured as slower there: that rule's guard goes.
-  const auto a = check_result_step("--no-guard-validation", "guard_validation",
-                                   "Guard validation (guards placed on folds",
-                                   "evolve --backend table:" TILEVOLVE_SOURCE_DIR
-                                   "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
-                                   "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
-                                   "/data/shapes/lecture.csv --seed 2");
+  const auto a =
+      check_result_step("--no-guard-validation", "guard_validation",
+                        "Guard validation (guards placed on folds", kH200Lecture + " --seed 2");
   CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on rules") !=
         std::string::npos);
   check_splits_flag("--no-guard-validation", "guard_validation");
@@ -442,11 +445,9 @@ TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-
 
 TEST_CASE("cli: refit validation refits with the lookahead's growth where it validates better") {
   // On the H200 table with seed 2, trees grown with the two-step lookahead do better on the
-  // held-out folds than greedy ones, and the result is such a tree.
-  const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
-                           "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
-                           "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
-                           "/data/shapes/lecture.csv --seed 2";
+  // held-out folds than greedy ones, and the result is such a tree (with the charge the folds
+  // chose best: the extreme folds' choice there keeps the searched program).
+  const std::string args = kH200Lecture + " --seed 2 --no-refit-extremes";
   const auto [a, b] = json_on_off(args, "--no-refit-lookahead");
   REQUIRE(a.contains("refit_validation"));
   REQUIRE(b.contains("refit_validation"));
@@ -532,6 +533,35 @@ TEST_CASE("cli: refit validation sizes the tree by a charge per leaf, --no-refit
   check_splits_flag("--no-refit-complexity", "refit_complexity");
 }
 
+TEST_CASE("cli: refit validation's charge is chosen on the extreme folds among the close ones, "
+          "--no-refit-extremes keeps the best") {
+  // The measured H200 lecture table, tested on the six models' GEMMs (larger N and K than any
+  // lecture shape): the folds' best charge gives 6 leaves, the extreme folds 10, and the larger
+  // tree does better on the six models.
+  const std::string six =
+      kH200Lecture + " --test-shapes " TILEVOLVE_SOURCE_DIR "/data/shapes/six_models_m2048.csv";
+  const auto [a, b] = json_on_off(six, "--no-refit-extremes");
+  const auto& ra = a["refit_validation"];
+  const auto& rb = b["refit_validation"];
+  CHECK(ra["extreme_folds"] == 6);
+  CHECK(rb["extreme_folds"] == 0);
+  CHECK(ra["close_charges"].get<int>() >= 1);
+  CHECK(rb["best_leaves"] == rb["folds_best_leaves"]);
+  CHECK(ra["best_leaves"].get<int>() > ra["folds_best_leaves"].get<int>());
+  CHECK(ra["tree_chosen"] == true);
+  // The chosen charge's held-out figure is within reach of the best, not above it.
+  CHECK(ra["chosen_held_out_speedup"].get<double>() <=
+        rb["chosen_held_out_speedup"].get<double>() * (1 + 1e-12));
+  CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]); // no kernel run more
+  CHECK(a["test"]["fraction_of_oracle"].get<double>() >
+        b["test"]["fraction_of_oracle"].get<double>());
+  const Run summary = run(six);
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("the one whose trees did best on 6 folds of the training shapes of the "
+                         "largest and the smallest M, N and K") != std::string::npos);
+  check_splits_flag("--no-refit-extremes", "refit_extremes");
+}
+
 TEST_CASE("cli: refits lean on the analytic model where it orders the run's timings, "
           "--no-model-prior never") {
   // The measured H100 lecture table: the H100 model orders the pairs the run times at a tau near
@@ -576,10 +606,7 @@ TEST_CASE(
     "cli: refit validation charges the searched program's training figure with the optimism") {
   // On the H200 table, lecture shapes, split 3: the searched program's training figure is ahead
   // of the best tree's held-out one until it is charged with a tree's optimism at its size.
-  const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
-                           "/data/replay/h200_triton.csv --expert " TILEVOLVE_SOURCE_DIR
-                           "/data/experts/h200_sample48.py --shapes " TILEVOLVE_SOURCE_DIR
-                           "/data/shapes/lecture.csv --split-seed 3";
+  const std::string args = kH200Lecture + " --split-seed 3";
   const auto [with, without] = json_on_off(args, "--no-optimism-charge");
   const auto& a = with["refit_validation"];
   const auto& b = without["refit_validation"];

@@ -396,6 +396,7 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   test::check_step_option("optimism_charge", &EvolutionOptions::optimism_charge);
   test::check_step_option("refit_lookahead", &EvolutionOptions::refit_lookahead);
   test::check_step_option("refit_complexity", &EvolutionOptions::refit_complexity);
+  test::check_step_option("refit_extremes", &EvolutionOptions::refit_extremes);
   test::check_step_option("model_prior", &EvolutionOptions::model_prior);
 }
 

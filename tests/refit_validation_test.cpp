@@ -183,6 +183,58 @@ TEST_CASE("refit validation: cost-complexity chooses a charge per leaf on the fo
   }
 }
 
+TEST_CASE("refit validation: the extreme folds hold out the largest and smallest M, N and K") {
+  // Ten shapes, five folds: a fold at each end is two values' worth, with every shape tied at
+  // the cut; N takes one value and has no extremes.
+  const std::vector<std::int64_t> ms{1, 1, 1, 2, 3, 4, 5, 6, 7, 8};
+  const std::vector<std::int64_t> ks{3, 9, 4, 8, 5, 7, 6, 100, 2, 1};
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    Shape s;
+    s.M = ms[i];
+    s.N = 64;
+    s.K = ks[i];
+    shapes.push_back(s);
+  }
+  using Folds = std::vector<std::vector<std::size_t>>;
+  CHECK(extreme_folds(shapes, 5) == Folds{{8, 9}, {0, 1, 2}, {1, 7}, {8, 9}});
+  // Three folds: a third of the shapes at each end; M's smallest are 1, 1, 1.
+  CHECK(extreme_folds(shapes, 3)[1] == std::vector<std::size_t>{0, 1, 2});
+  // Too few shapes or folds: none; a value tied across half the shapes is no extreme.
+  CHECK(extreme_folds(std::vector<Shape>(shapes.begin(), shapes.begin() + 3), 5).empty());
+  CHECK(extreme_folds(shapes, 1).empty());
+  std::vector<Shape> flat(10, shapes[0]);
+  flat[9].M = 2;
+  CHECK(extreme_folds(flat, 5).empty());
+}
+
+TEST_CASE("refit validation: the extreme folds choose among the charges within one standard "
+          "error") {
+  for (const bool clean : {true, false}) {
+    CAPTURE(clean);
+    const auto fb = clean ? two_regimes(40) : coin_flips(60, 3);
+    const RefitValidation best = validate_refit(fb, 8, 5, 1, false, 0, true);
+    const RefitValidation v = validate_refit(fb, 8, 5, 1, false, 0, true, nullptr, true);
+    CHECK(best.extreme_folds == 0);
+    CHECK(best.folds_leaves == best.best_leaves);
+    // M is the one feature that varies: its two ends.
+    CHECK(v.extreme_folds == 2);
+    CHECK(v.close_charges >= 1);
+    CHECK(v.folds_leaves == best.best_leaves);
+    // The chosen charge's held-out figure is at most the best one.
+    CHECK(v.best_held_out <= best.best_held_out * (1 + 1e-12));
+    // Deterministic.
+    const RefitValidation again = validate_refit(fb, 8, 5, 1, false, 0, true, nullptr, true);
+    CHECK(again.best_leaves == v.best_leaves);
+    CHECK(again.leaf_charge == v.leaf_charge);
+  }
+  // The two clean regimes: every size that splits them does as well held out; two leaves.
+  CHECK(validate_refit(two_regimes(40), 8, 5, 1, false, 0, true, nullptr, true).best_leaves == 2);
+  // Without cost-complexity there is no charge to choose: no extreme folds.
+  CHECK(validate_refit(two_regimes(40), 8, 5, 1, false, 0, false, nullptr, true).extreme_folds ==
+        0);
+}
+
 TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of them stop it") {
   // 3 sizes with 4 layouts each: dealt by shape there are 12, enough for 5 folds; dealt by size
   // only 3, too few for two folds (each needs a held-out size and a fit on the others).
