@@ -114,7 +114,8 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
   off("--no-refit-extremes", s.refit_extremes,
       "in refit validation's cost-complexity, keep the charge per leaf with the best held-out "
       "figure on the folds (by default, of the charges within one standard error of it, the one "
-      "whose trees do best on six more folds that hold out the training shapes of the largest "
+      "whose trees do best on up to six more folds that hold out the training shapes of the "
+      "largest "
       "and of the smallest M, N and K: random folds cannot tell those sizes apart, the extremes "
       "say which carries over past the training shapes' range; no kernel runs either way)");
   off("--no-model-prior", s.model_prior,
