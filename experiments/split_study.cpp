@@ -4,6 +4,7 @@
 #include "experiments/spread.hpp"
 #include "experiments/study_problem.hpp"
 #include "ir/error.hpp"
+#include "models/split.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,6 +78,10 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
     throw InputError(fmt::format(
         "--split must be random, random-mnk or range for a study over split seeds, got '{}'",
         options.problem.split));
+  if (!fixed && options.problem.split == "range" && options.splits > kRangeSplits)
+    throw InputError(fmt::format("--split range has {} distinct train/test pairs (split seeds 0 "
+                                 "to {}); --splits {} would count some twice",
+                                 kRangeSplits, kRangeSplits - 1, options.splits));
   SplitStudyResult r;
   r.options = options;
 

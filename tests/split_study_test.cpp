@@ -275,6 +275,12 @@ TEST_CASE("split_study: range splits, one per feature and end, from the binary")
   REQUIRE(text.status == 0);
   CHECK(text.out.find("over 2 range splits") != std::string::npos);
   CHECK(text.out.find("testing on the other end") != std::string::npos);
+  // More than the eight pairs would count some twice: refused.
+  const auto nine = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                        " splits --split range --splits 9 --budget 10 2>&1");
+  CHECK(nine.status == 2);
+  CHECK(nine.out.find("--split range has 8 distinct train/test pairs (split seeds 0 to 7); "
+                      "--splits 9 would count some twice") != std::string::npos);
 }
 
 TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
