@@ -115,9 +115,9 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "in refit validation's cost-complexity, keep the charge per leaf with the best held-out "
       "figure on the folds (by default, of the charges within one standard error of it, the one "
       "whose trees do best on up to six more folds that hold out the training shapes of the "
-      "largest "
-      "and of the smallest M, N and K: random folds cannot tell those sizes apart, the extremes "
-      "say which carries over past the training shapes' range; no kernel runs either way)");
+      "largest and of the smallest M, N and K: random folds cannot tell those sizes apart, the "
+      "extremes say which carries over past the training shapes' range; no kernel runs either "
+      "way)");
   off("--no-model-prior", s.model_prior,
       fmt::format("refit on the run's measurements alone (by default every refit of them, the "
                   "search's, leaf exploration's, refit validation's and the cost-matched tree's, "

@@ -209,7 +209,7 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
   // Of the charges with the best figure, the largest (the smallest trees), moved to the middle
   // of the run of charges next to it that score the same (a geometric middle on this grid).
   std::size_t chosen = middle_of_best(figure);
-  out.folds_leaves = charged_size(full_sums, charges[chosen]);
+  out.folds_best_leaves = charged_size(full_sums, charges[chosen]);
   if (!extremes.empty()) {
     // The charges whose figure is within one standard error of the best (of the paired
     // per-shape differences' sum), and of those the one whose trees did best on the folds at

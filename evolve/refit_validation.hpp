@@ -50,7 +50,7 @@ struct RefitValidation {
   int close_charges = 0;
   /// With complexity: the leaves of the tree the charge with the best figure picks from the fit
   /// on every shape (best_leaves without the extreme folds).
-  int folds_leaves = 0;
+  int folds_best_leaves = 0;
 
   /// Per training shape: the held-out log speedup the chosen size stands for (charged_log, or
   /// held_out_log of best_leaves); empty when nothing was validated.

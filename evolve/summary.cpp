@@ -141,7 +141,7 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                              {"leaf_charge", r.refit.leaf_charge},
                              {"extreme_folds", r.refit.extreme_folds},
                              {"close_charges", r.refit.close_charges},
-                             {"folds_best_leaves", r.refit.folds_leaves}};
+                             {"folds_best_leaves", r.refit.folds_best_leaves}};
   j["model_prior"] = {{"enabled", r.model_prior},
                       {"tau", r.model_agreement.tau()},
                       {"concordant", r.model_agreement.concordant},
@@ -204,9 +204,9 @@ std::string charge_choice_text(const RefitValidation& v) {
       "training shapes of the largest and the smallest M, N and K{}; --no-refit-extremes keeps "
       "the best",
       v.close_charges, v.extreme_folds,
-      v.folds_leaves == v.best_leaves
+      v.folds_best_leaves == v.best_leaves
           ? std::string(", the same size")
-          : fmt::format(", where the best alone gives {} leaves", v.folds_leaves));
+          : fmt::format(", where the best alone gives {} leaves", v.folds_best_leaves));
 }
 
 std::string model_prior_text(const EvolutionResult& r) {

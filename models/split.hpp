@@ -22,7 +22,7 @@ struct Split {
 ///                    both sides;
 ///   "range"        - an extrapolation: the shapes ordered by one feature, train on one end
 ///                    until it holds at least half of them, test on the other; the split seed
-///                    picks the feature and the end (range_split_feature): seed 0 trains on the
+///                    picks the feature and the end (range_split_side): seed 0 trains on the
 ///                    smallest M*N*K and tests on the largest, 1 the reverse, then 2 and 3 for M,
 ///                    4 and 5 for N, 6 and 7 for K, seed 8 as 0 again. Shapes of one value stay
 ///                    on one side (so no size is on both), so the halves may be uneven;

@@ -216,11 +216,11 @@ TEST_CASE("refit validation: the extreme folds choose among the charges within o
     const RefitValidation best = validate_refit(fb, 8, 5, 1, false, 0, true);
     const RefitValidation v = validate_refit(fb, 8, 5, 1, false, 0, true, nullptr, true);
     CHECK(best.extreme_folds == 0);
-    CHECK(best.folds_leaves == best.best_leaves);
+    CHECK(best.folds_best_leaves == best.best_leaves);
     // M is the one feature that varies: its two ends.
     CHECK(v.extreme_folds == 2);
     CHECK(v.close_charges >= 1);
-    CHECK(v.folds_leaves == best.best_leaves);
+    CHECK(v.folds_best_leaves == best.best_leaves);
     // The chosen charge's held-out figure is at most the best one.
     CHECK(v.best_held_out <= best.best_held_out * (1 + 1e-12));
     // Deterministic.
