@@ -144,6 +144,11 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
       "rule or the default whose tile is the rule's made taller, where it would launch the same "
       "tiles, each padding more rows, gets the rule's config back from a rule just before that "
       "one; no training shape changes its config)");
+  off("--no-wave-floors", s.wave_floors,
+      "leave the wave guards without floors (by default a rule each of whose training shapes "
+      "fills at least two waves of its own tile gets cdiv(M, BM) * cdiv(N, BN) >= the GPU's "
+      "units, so an unseen shape that would leave units idle goes on to the later rules; guard "
+      "validation judges each floor apart)");
   off("--no-polish", s.polish,
       "return the searched program's configs as they are (by default each rule's config, and "
       "the default's, is replaced by a config one field away that is faster on the training "

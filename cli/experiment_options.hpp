@@ -39,6 +39,7 @@ struct ResultSwitches {
   bool& wave_guards;      ///< --no-wave-guards
   bool& guard_validation; ///< --no-guard-validation
   bool& guard_returns;    ///< --no-guard-returns
+  bool& wave_floors;      ///< --no-wave-floors
   bool& polish;           ///< --no-polish
   bool& explore;          ///< --no-explore
   bool& analytic_seed;    ///< --no-analytic-seed
@@ -58,6 +59,7 @@ template <class Options> void add_result_options(CLI::App& cmd, Options& o) {
                                          .wave_guards = o.wave_guards,
                                          .guard_validation = o.guard_validation,
                                          .guard_returns = o.guard_returns,
+                                         .wave_floors = o.wave_floors,
                                          .polish = o.polish,
                                          .explore = o.explore,
                                          .analytic_seed = o.analytic_seed,

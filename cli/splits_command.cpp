@@ -97,6 +97,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"wave_guards", r.options.wave_guards},
       {"guard_validation", r.options.guard_validation},
       {"guard_returns", r.options.guard_returns},
+      {"wave_floors", r.options.wave_floors},
       {"polish", r.options.polish},
       {"explore", r.options.explore},
       {"analytic_seed", r.options.analytic_seed},

@@ -14,6 +14,7 @@
 #include "eval/problem.hpp"
 #include "evolve/complexity_front.hpp"
 #include "evolve/database.hpp"
+#include "evolve/guard_validation.hpp"
 #include "evolve/kernel_run_budget.hpp"
 #include "evolve/lineage.hpp"
 #include "evolve/model_selection.hpp"
@@ -123,6 +124,10 @@ struct EvolutionOptions {
   /// sends on to a later rule or the default whose tile is the rule's made taller (the same
   /// tiles, each padding more rows) gets the guarded rule's config back. Off: the guards alone.
   bool guard_returns = true;
+  /// With wave guards, wave floors (ir/wave_guards.hpp): a rule each of whose training shapes
+  /// fills at least two waves of its own tile gets `tiles >= units`, so an unseen shape that would
+  /// leave units idle falls through to the later rules. Off: upper bounds only.
+  bool wave_floors = true;
   /// Guard validation (evolve/guard_validation.hpp) before the wave guards are added: guards
   /// placed on folds of the training shapes divert some held-out ones to a later rule, and a
   /// rule whose diversions the run measured as slower in sum gets no guard. The diverted pairs
@@ -336,8 +341,9 @@ private:
   /// Polishes the result's leaf configs (leaf_polish.hpp) within the kernel-run cap.
   void polish_result(EvolutionResult& r);
   /// Guard validation (guard_validation.hpp) of the result's unguarded program: times the
-  /// diverted pairs the run lacks (within the cap) and returns which rules may get a guard.
-  std::vector<bool> validate_guards_result(EvolutionResult& r);
+  /// diverted pairs the run lacks (within the cap) and returns which rules may get a ceiling and
+  /// which a floor.
+  GuardValidation validate_guards_result(EvolutionResult& r);
   /// Spends what is left of the kernel-run cap (without one, uncapped_explore_limit) on leaf
   /// exploration (leaf_explore.hpp) of trees refitted on the run's measurements, before polish
   /// and refit validation.

@@ -35,6 +35,7 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"wave_guards", wave_guards},
                    {"guard_validation", guard_validation},
                    {"guard_returns", guard_returns},
+                   {"wave_floors", wave_floors},
                    {"polish", polish},
                    {"explore", explore},
                    {"analytic_seed", analytic_seed},
@@ -135,6 +136,8 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
       j.contains("guard_validation") ? get_field<bool>(j, "guard_validation", w) : false;
   // Runs written before guard returns had none.
   o.guard_returns = j.contains("guard_returns") ? get_field<bool>(j, "guard_returns", w) : false;
+  // Runs written before wave floors had none.
+  o.wave_floors = j.contains("wave_floors") ? get_field<bool>(j, "wave_floors", w) : false;
   // Runs written before leaf polish returned the searched configs.
   o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
   // Runs written before leaf exploration left what the search did not spend of the cap unspent.

@@ -88,11 +88,15 @@ void place_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, in
   r.placement = std::move(placed.changes);
 }
 
-/// Keeps each of the result's rules to the waves its training shapes fill (with `returns`, its
-/// return rules too), noting each change.
+/// Keeps each of the result's rules to the waves its training shapes fill (floors and return
+/// rules as `options` says, the rules `allowed` keeps), noting each change.
 void guard_result(EvolutionResult& r, const std::vector<Shape>& train_shapes, int units,
-                  const std::vector<bool>& allowed, bool returns) {
-  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units, allowed, returns);
+                  const GuardValidation& allowed, const EvolutionOptions& options) {
+  GuardedWaves guarded = guard_waves(r.best.program, train_shapes, units,
+                                     {.ceilings = allowed.keep,
+                                      .floors = allowed.keep_floor,
+                                      .with_floors = options.wave_floors,
+                                      .returns = options.guard_returns});
   r.best.program = std::move(guarded.program);
   r.wave_guards = std::move(guarded.changes);
 }
@@ -206,7 +210,7 @@ void Evolution::explore_result(EvolutionResult& r) {
   s.explored = r.exploration;
 }
 
-std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
+GuardValidation Evolution::validate_guards_result(EvolutionResult& r) {
   if (!options_.guard_validation) return {};
   State& s = *s_;
   // The pairs timed from here on are checkpointed apart; a resumed finished run adds them now,
@@ -217,7 +221,7 @@ std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
   const auto folds =
       deal_shape_folds(s.train_shapes, kRefitFolds, options_.seed, folds_by_size(*problem_));
   const std::vector<GuardDiversion> diversions =
-      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units);
+      guard_diversions(p, s.train_shapes, folds, problem_->gpu.units, options_.wave_floors);
   // The pairs the run lacks, config by config, in the order the diversions need them (so the
   // timing order, and the run's log, is the same on every run).
   std::vector<std::pair<Config, std::vector<std::size_t>>> missing;
@@ -250,7 +254,7 @@ std::vector<bool> Evolution::validate_guards_result(EvolutionResult& r) {
   r.guard_validation = v.summary();
   const auto done = s.per_op.find("guard validation");
   r.guard_validation_kernel_runs = done != s.per_op.end() ? done->second.kernel_runs : 0;
-  return v.keep;
+  return v;
 }
 
 void Evolution::choose_on_sampled_sizes_result(EvolutionResult& r) {
@@ -277,7 +281,9 @@ void Evolution::choose_on_sampled_sizes_result(EvolutionResult& r) {
     Program f = c.program;
     if (options_.place_thresholds) f = place_thresholds(f, s.train_shapes, units).program;
     if (options_.wave_guards)
-      f = guard_waves(f, s.train_shapes, units, {}, options_.guard_returns).program;
+      f = guard_waves(f, s.train_shapes, units,
+                      {.with_floors = options_.wave_floors, .returns = options_.guard_returns})
+              .program;
     forms.push_back(std::move(f));
   }
   const std::vector<Shape> sizes = sample_sizes(s.train_shapes, options_.sampled_sizes,
@@ -419,8 +425,7 @@ EvolutionResult Evolution::finish() {
   // the guards (loosened where a guard excludes the shapes beyond them), and unseen shapes fared
   // worse (README, "Wave guards").
   if (options_.wave_guards)
-    guard_result(r, s.train_shapes, problem_->gpu.units, validate_guards_result(r),
-                 options_.guard_returns);
+    guard_result(r, s.train_shapes, problem_->gpu.units, validate_guards_result(r), options_);
   r.best_train = problem_->train->score(r.best.program);
   r.best_test = problem_->test->score(r.best.program);
   r.best_simplified = simplify(r.best.program);

@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tv {
 
 std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector<Shape>& shapes,
                                              const std::vector<std::vector<std::size_t>>& folds,
-                                             int units) {
+                                             int units, bool floors) {
   std::vector<GuardDiversion> out;
   std::vector<bool> held(shapes.size());
   std::vector<Shape> fit;
@@ -22,14 +23,21 @@ std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector
     fit.clear();
     for (std::size_t i = 0; i < shapes.size(); ++i)
       if (!held[i]) fit.push_back(shapes[i]);
-    const Program guarded = guard_waves(p, fit, units, {}, false).program;
+    const Program guarded =
+        guard_waves(p, fit, units, {.with_floors = floors, .returns = false}).program;
     for (std::size_t i : fold) {
       if (i >= shapes.size()) continue;
       const Config& plain = p.choose(shapes[i]);
       const Config& moved = guarded.choose(shapes[i]);
       const int rule = p.deciding_rule(shapes[i]);
       if (moved == plain || rule < 0) continue;
-      out.push_back({i, std::size_t(rule), plain, moved});
+      // Under one wave of the rule's tile only a floor diverts a shape (a guard's bound is
+      // whole waves); guarded rules have tiles the language compares on.
+      const Config& c = p.rules[std::size_t(rule)].config;
+      const bool floor =
+          !c.vendor && c.BM >= 1 && c.BN >= 1 &&
+          Comparison{Feature::tiles, CmpOp::lt, units, c.BM, c.BN}.matches(shapes[i]);
+      out.push_back({i, std::size_t(rule), plain, moved, floor});
     }
   }
   return out;
@@ -43,34 +51,51 @@ judge_guards(std::size_t rules, int folds, const std::vector<GuardDiversion>& di
   out.folds = folds;
   out.rules.assign(rules, {});
   out.keep.assign(rules, true);
+  out.floors.assign(rules, {});
+  out.keep_floor.assign(rules, true);
   if (folds < 2) return out;
   for (const GuardDiversion& d : diversions) {
     if (d.rule >= rules) continue;
-    GuardEvidence& e = out.rules[d.rule];
+    GuardEvidence& e = d.floor ? out.floors[d.rule] : out.rules[d.rule];
     ++e.diverted;
     const double plain = seconds(d, d.plain), guarded = seconds(d, d.guarded);
     if (!(plain > 0 && std::isfinite(plain) && guarded > 0 && std::isfinite(guarded))) continue;
     ++e.measured;
     e.gain += std::max(0.0, weight(d)) * std::log(plain / guarded);
   }
-  for (std::size_t i = 0; i < rules; ++i)
+  for (std::size_t i = 0; i < rules; ++i) {
     if (out.rules[i].measured > 0 && out.rules[i].gain < 0) out.keep[i] = false;
+    if (out.floors[i].measured > 0 && out.floors[i].gain < 0) out.keep_floor[i] = false;
+  }
   return out;
 }
 
 std::string GuardValidation::summary() const {
   if (folds < 2) return "";
-  int diverted = 0, measured = 0;
-  std::string dropped;
+  int diverted = 0, measured = 0, by_floors = 0;
+  std::string dropped, floors_dropped;
+  const auto add = [](std::string& list, std::size_t i) {
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", i + 1);
+  };
   for (std::size_t i = 0; i < rules.size(); ++i) {
     diverted += rules[i].diverted;
     measured += rules[i].measured;
-    if (!keep[i]) dropped += fmt::format("{}{}", dropped.empty() ? "" : ", ", i + 1);
+    if (!keep[i]) add(dropped, i);
   }
-  return fmt::format("{} over {} folds ({} measured); {}",
-                     counted(diverted, "diversion", "diversions"), folds, measured,
-                     dropped.empty() ? std::string("every guard kept")
-                                     : fmt::format("guards dropped on rules {}", dropped));
+  for (std::size_t i = 0; i < floors.size(); ++i) {
+    diverted += floors[i].diverted;
+    measured += floors[i].measured;
+    by_floors += floors[i].diverted;
+    if (i < keep_floor.size() && !keep_floor[i]) add(floors_dropped, i);
+  }
+  std::vector<std::string> verdicts;
+  if (!dropped.empty()) verdicts.push_back("guards dropped on rules " + dropped);
+  if (!floors_dropped.empty()) verdicts.push_back("floors dropped on rules " + floors_dropped);
+  const std::string verdict = verdicts.empty() ? std::string("every guard kept")
+                                               : fmt::format("{}", fmt::join(verdicts, ", "));
+  return fmt::format(
+      "{} over {} folds ({} measured{}); {}", counted(diverted, "diversion", "diversions"), folds,
+      measured, by_floors > 0 ? fmt::format(", {} by floors", by_floors) : std::string(), verdict);
 }
 
 } // namespace tv

@@ -7,6 +7,8 @@
 /// configs on such a shape, the log of the time the rule's own config took over the diverted
 /// config's time is the guard's gain there. A rule keeps its guard unless its diversions lost in
 /// sum; a rule without a measured diversion keeps it too (no evidence against the wave model).
+/// A rule's floor (ir/wave_guards.hpp) is judged the same way, apart: on the held-out shapes it
+/// diverts, those that fill less than a wave of the rule's tile (its guard never diverts them).
 #include "ir/program.hpp"
 
 #include <cstddef>
@@ -22,17 +24,18 @@ struct GuardDiversion {
   std::size_t rule = 0;  ///< the rule of the unguarded program that decides it
   Config plain;          ///< the unguarded program's config (the rule's)
   Config guarded;        ///< the config the fold's guards send it to
+  bool floor = false;    ///< sent by the rule's floor (its tile count under one wave)
 };
 
 /// The held-out shapes of `folds` (indices into `shapes`) whose config changes when `p` is
-/// guarded on the other folds' shapes (guard_waves with `units`), in fold order. The guards
-/// alone, without return rules: the evidence is on each guard's own claim (with them, a rule
-/// whose diversions were all given back kept its guard for want of evidence, and sent unseen
-/// shapes to tiles no return covers; measured H200 lecture -> six models -0.64 points to the
-/// tree against -0.18).
+/// guarded on the other folds' shapes (guard_waves with `units`, floors too with `floors`), in
+/// fold order. The guards alone, without return rules: the evidence is on each guard's own claim
+/// (with them, a rule whose diversions were all given back kept its guard for want of evidence, and
+/// sent unseen shapes to tiles no return covers; measured H200 lecture -> six models -0.64 points
+/// to the tree against -0.18).
 std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector<Shape>& shapes,
                                              const std::vector<std::vector<std::size_t>>& folds,
-                                             int units);
+                                             int units, bool floors);
 
 /// What the diversions of one rule showed.
 struct GuardEvidence {
@@ -43,17 +46,20 @@ struct GuardEvidence {
 
 /// Guard validation's verdict on a program.
 struct GuardValidation {
-  int folds = 0;                    ///< 0: too few shapes, nothing was validated
-  std::vector<GuardEvidence> rules; ///< per rule of the program
-  std::vector<bool> keep;           ///< per rule: may get a guard (guard_waves's `allowed`)
-  /// One line: the diversions tested and the rules whose guards they dropped ("" when none).
+  int folds = 0;                     ///< 0: too few shapes, nothing was validated
+  std::vector<GuardEvidence> rules;  ///< per rule of the program: its guard's diversions
+  std::vector<bool> keep;            ///< per rule: may get a guard (GuardOptions::ceilings)
+  std::vector<GuardEvidence> floors; ///< per rule: its floor's diversions
+  std::vector<bool> keep_floor;      ///< per rule: may get a floor (GuardOptions::floors)
+  /// One line: the diversions tested and the rules whose guards and floors they dropped ("" when
+  /// not validated).
   std::string summary() const;
 };
 
 /// Judges `diversions` of a program with `rules` rules over `folds` folds: `seconds(d, c)` is
 /// the measured time of config `c` on the diversion's shape (+inf or 0 when not measured) and
-/// `weight(d)` the shape's weight. A rule's guard is dropped when its measured diversions' gain
-/// is negative.
+/// `weight(d)` the shape's weight. A rule's guard (floor) is dropped when the measured gain of
+/// the diversions of its guard (floor) is negative.
 GuardValidation
 judge_guards(std::size_t rules, int folds, const std::vector<GuardDiversion>& diversions,
              const std::function<double(const GuardDiversion&, const Config&)>& seconds,

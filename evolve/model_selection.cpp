@@ -178,7 +178,9 @@ ModelSelection cross_validate(const Problem& problem, const Mutator& mutator,
             place_thresholds(e->candidate.program, fit_shapes, problem.gpu.units).program;
         if (options.wave_guards)
           placed =
-              guard_waves(placed, fit_shapes, problem.gpu.units, {}, options.guard_returns).program;
+              guard_waves(placed, fit_shapes, problem.gpu.units,
+                          {.with_floors = options.wave_floors, .returns = options.guard_returns})
+                  .program;
         it = log_speedup_of.emplace(e->candidate.id, held_out_log(placed)).first;
       }
       out.held_out[i] += w * it->second;

@@ -375,9 +375,10 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   }
   if (!r.wave_guards.empty()) {
     out += "Its rules were kept to the waves of their own tile that their training shapes fill "
-           "(an unseen shape whose grid would spill into one more wave goes on to the later "
-           "rules, save where a return rule gives it back; every training shape keeps its config; "
-           "--no-wave-guards leaves them out, --no-guard-returns the return rules):\n";
+           "(an unseen shape whose grid would spill into one more wave, or under a floor fill less "
+           "than one, goes on to the later rules, save where a return rule gives it back; every "
+           "training shape keeps its config; --no-wave-guards leaves them out, --no-guard-returns "
+           "the return rules, --no-wave-floors the floors):\n";
     for (const std::string& line : r.wave_guards)
       out += "  " + line + "\n";
     out += "\n";

@@ -140,6 +140,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
       spec.options.wave_guards = options.wave_guards;
       spec.options.guard_validation = options.guard_validation;
       spec.options.guard_returns = options.guard_returns;
+      spec.options.wave_floors = options.wave_floors;
       spec.options.polish = options.polish;
       spec.options.explore = options.explore;
       spec.options.analytic_seed = options.analytic_seed;
@@ -287,6 +288,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
           (options.wave_guards && !options.guard_validation ? ", no guard validation"
                                                             : std::string()) +
           (options.wave_guards && !options.guard_returns ? ", no guard returns" : std::string()) +
+          (options.wave_guards && !options.wave_floors ? ", no wave floors" : std::string()) +
           (options.polish ? std::string() : ", no leaf polish") +
           (options.explore ? std::string() : ", no leaf exploration") +
           (options.analytic_seed ? std::string() : ", no analytic seed") +

@@ -35,6 +35,7 @@ struct SplitStudyOptions {
   bool wave_guards = true;      ///< EvolutionOptions::wave_guards
   bool guard_validation = true; ///< EvolutionOptions::guard_validation
   bool guard_returns = true;    ///< EvolutionOptions::guard_returns
+  bool wave_floors = true;      ///< EvolutionOptions::wave_floors
   bool polish = true;           ///< EvolutionOptions::polish
   bool explore = true;          ///< EvolutionOptions::explore
   bool analytic_seed = true;    ///< EvolutionOptions::analytic_seed

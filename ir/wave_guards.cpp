@@ -23,6 +23,16 @@ bool already_bounded(const std::vector<Comparison>& terms, const Comparison& g) 
   return false;
 }
 
+/// True when a comparison of `terms` already keeps the feature of `g` at or above g.value.
+bool already_floored(const std::vector<Comparison>& terms, const Comparison& g) {
+  for (const Comparison& c : terms) {
+    if (!c.same_feature(g)) continue;
+    if ((c.op == CmpOp::ge || c.op == CmpOp::eq) && c.value >= g.value) return true;
+    if (c.op == CmpOp::gt && c.value + 1 >= g.value) return true;
+  }
+  return false;
+}
+
 /// True when `landing`'s tile is `rule`'s made taller (the same BN, a larger BM): for a shape
 /// one tile row high of `rule` (M <= its BM) it launches the same tiles, each padding more rows.
 /// (The mirror case, a tile made wider for N <= BN, would add comparisons on N to programs that
@@ -38,18 +48,18 @@ bool bounds_width(const Comparison& c) {
          (c.feature == Feature::N || c.feature == Feature::MN || c.feature == Feature::tiles);
 }
 
-/// One rule's guard: its tile count bounded at the whole waves its shapes fill.
+/// One rule's guard: its tile count bounded at the whole waves its shapes fill, and its floor.
 struct Guard {
   std::size_t rule = 0;
-  Comparison term;
+  std::vector<Comparison> terms; ///< the ceiling, the floor, or both (same feature)
   std::int64_t waves = 0;
-  double fill = 0; ///< the training shapes' largest tile count over term.value
+  double fill = 0; ///< the training shapes' largest tile count over the ceiling's value
 };
 
 } // namespace
 
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
-                         const std::vector<bool>& allowed, bool returns) {
+                         const GuardOptions& options) {
   GuardedWaves out{p, {}, {}, {}};
   if (units <= 0) return out;
   std::vector<int> decider(shapes.size());
@@ -57,20 +67,33 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
     decider[s] = p.deciding_rule(shapes[s]);
   std::vector<Guard> guards;
   for (std::size_t i = 0; i < p.rules.size(); ++i) {
-    if (i < allowed.size() && !allowed[i]) continue;
+    const bool ceiling_ok = i >= options.ceilings.size() || options.ceilings[i];
+    const bool floor_ok = options.with_floors && (i >= options.floors.size() || options.floors[i]);
+    if (!ceiling_ok && !floor_ok) continue;
     const Config& c = p.rules[i].config;
     // A tile the language cannot compare on (cdiv takes sizes up to kMaxTileSize) gets no guard.
     if (c.vendor || c.BM < 1 || c.BN < 1 || c.BM > kMaxTileSize || c.BN > kMaxTileSize) continue;
     Comparison g{Feature::tiles, CmpOp::le, 0, c.BM, c.BN};
-    std::int64_t most = -1;
+    std::int64_t most = -1, least = kDimMax;
     for (std::size_t s = 0; s < shapes.size(); ++s)
-      if (decider[s] == int(i)) most = std::max(most, g.value_of(shapes[s]));
+      if (decider[s] == int(i)) {
+        most = std::max(most, g.value_of(shapes[s]));
+        least = std::min(least, g.value_of(shapes[s]));
+      }
     if (most < 0) continue; // no shape reaches the rule: nothing to keep it to
     const std::int64_t waves = std::max<std::int64_t>(1, (most + units - 1) / units);
     if (waves > kDimMax / units) continue;
     g.value = waves * units;
-    if (!already_bounded(p.rules[i].condition.terms, g))
-      guards.push_back({i, g, waves, double(most) / double(g.value)});
+    Guard guard{i, {}, waves, double(most) / double(g.value)};
+    if (ceiling_ok && !already_bounded(p.rules[i].condition.terms, g)) guard.terms.push_back(g);
+    // A floor where every shape of the rule fills two waves or more: it has seen no grid of one
+    // wave, whole or partial, let alone one under a wave, where some units idle. (At one wave
+    // the floor could meet the guard: a rule fitted on grids of exactly one wave would keep
+    // no other.)
+    const Comparison floor{Feature::tiles, CmpOp::ge, units, c.BM, c.BN};
+    if (floor_ok && least >= 2 * units && !already_floored(p.rules[i].condition.terms, floor))
+      guard.terms.push_back(floor);
+    if (!guard.terms.empty()) guards.push_back(std::move(guard));
   }
   // A spilled wave costs most where the training shapes fit in one, and is nearest where they
   // fill their last wave: those guards first (the program's derived features are limited).
@@ -84,11 +107,12 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
       space.add(c);
   std::vector<Guard> added;
   for (const Guard& g : guards) {
-    if (space.dim_of(g.term) < 0) {
+    if (space.dim_of(g.terms[0]) < 0) {
       if (int(space.derived().size()) >= kMaxDerivedFeatures) continue;
-      space.add(g.term);
+      space.add(g.terms[0]);
     }
-    out.program.rules[g.rule].condition.terms.push_back(g.term);
+    for (const Comparison& t : g.terms)
+      out.program.rules[g.rule].condition.terms.push_back(t);
     added.push_back(g);
   }
   std::sort(added.begin(), added.end(),
@@ -96,12 +120,17 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
 
   for (const Guard& g : added) {
     out.rules.push_back(g.rule);
-    out.changes.push_back(fmt::format("rule {}: and {} <= {} (its training shapes fill {} of "
-                                      "{} units)",
-                                      g.rule + 1, feature_text(g.term), g.term.value,
-                                      counted(g.waves, "wave", "waves"), units));
+    for (const Comparison& t : g.terms)
+      out.changes.push_back(
+          t.op == CmpOp::ge
+              ? fmt::format("rule {}: and {} >= {} (each of its training shapes fills at least 2 "
+                            "waves of {} units)",
+                            g.rule + 1, feature_text(t), t.value, units)
+              : fmt::format("rule {}: and {} <= {} (its training shapes fill {} of {} units)",
+                            g.rule + 1, feature_text(t), t.value, counted(g.waves, "wave", "waves"),
+                            units));
   }
-  if (!returns) return out;
+  if (!options.returns) return out;
 
   // Return rules. A shape that reaches rule j (or the default, j = n) and meets an earlier
   // rule r's condition comes from r's guard: no rule between decided it. Where j's tile is r's

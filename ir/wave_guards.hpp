@@ -6,6 +6,11 @@
 /// (larger tiles, as a decision tree on tile counts would send it) instead of taking a config
 /// that no training shape showed to work at that size. Every training shape keeps its config.
 ///
+/// Wave floors, the same claim from below: a rule each of whose training shapes fills at least
+/// two waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) >= units`, so an unseen shape that
+/// would leave some of the GPU's units idle (a regime none of the rule's shapes was in) falls
+/// through to the later rules too.
+///
 /// Guard returns: a guard cannot help a shape one tile row high (M <= BM) that it sends on to a
 /// rule (or the default) whose tile is its own made taller (same BN, larger BM): there the shape
 /// launches the same tiles, each padding more rows. Just before each such rule (or the default)
@@ -37,22 +42,32 @@ struct GuardReturn {
 struct GuardedWaves {
   Program program;
   std::vector<std::string> changes; ///< one line per added comparison
-  std::vector<std::size_t> rules;   ///< the rules that got a guard, ascending
+  std::vector<std::size_t> rules;   ///< the rules that got a guard or a floor, ascending
   /// Per return rule, in program order: the rule of the input program whose config it gives
   /// back, and the one it stands before (the input's rule count: the default).
   std::vector<GuardReturn> returns;
 };
 
+/// Which guards guard_waves adds.
+struct GuardOptions {
+  std::vector<bool> ceilings; ///< per rule of the program: may get a guard (empty: every rule)
+  std::vector<bool> floors;   ///< per rule: may get a floor (empty: every rule)
+  bool with_floors = true;    ///< floors at all
+  bool returns = true;        ///< the return rules
+};
+
 /// Adds to each rule of `p` the comparison bounding its own tile count at the whole waves of
 /// `units` that its shapes of `shapes` fill, where no comparison of the rule already bounds that
-/// count as tightly (vendor rules, tiles over kMaxTileSize and rules no shape reaches get none).
-/// Where the guards would take the program past kMaxDerivedFeatures distinct derived features,
-/// single-wave rules come first, and within each kind the rules whose shapes fill their last
-/// wave most. Every shape of `shapes` gets the same config from the result as from `p`.
-/// `units` <= 0: `p` unchanged. With `allowed` (one flag per rule of `p`), only the rules it
-/// flags may get a guard. With `returns`, the return rules (above) stand each just before the
-/// rule (or the default) it gives shapes back from; the rules of `p` keep their order.
+/// count as tightly (vendor rules, tiles over kMaxTileSize and rules no shape reaches get none),
+/// and (`with_floors`) the floor `>= units` where each of its shapes fills two waves or more and no
+/// comparison already bounds the count from below as tightly. Where the guards would take the
+/// program past kMaxDerivedFeatures distinct derived features, single-wave rules come first, and
+/// within each kind the rules whose shapes fill their last wave most. Every shape of `shapes`
+/// gets the same config from the result as from `p`. `units` <= 0: `p` unchanged. Only the rules
+/// that `ceilings` (`floors`) flags may get a guard (a floor). With `returns`, the return rules
+/// (above) stand each just before the rule (or the default) it gives shapes back from; the rules
+/// of `p` keep their order.
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
-                         const std::vector<bool>& allowed = {}, bool returns = true);
+                         const GuardOptions& options = {});
 
 } // namespace tv

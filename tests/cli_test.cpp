@@ -375,6 +375,29 @@ TEST_CASE("cli: return rules give decode shapes wider than the training ones the
   check_splits_flag("--no-guard-returns", "guard_returns");
 }
 
+TEST_CASE("cli: a floor keeps a rule fitted on full waves from an unseen shape under one") {
+  // H100 replay, random-mnk split seed 3, seed 0: `K <= 2560` takes the shallower pipeline from
+  // training shapes of at least 599 tiles; the test shapes M = 32, N = 1280, K = 1024 (10
+  // tiles) lose a quarter of their speed to it and go to the default with the floor.
+  const std::string args = "evolve --backend replay:data/replay/h100_mm.txt --split random-mnk "
+                           "--split-seed 3 --seed 0";
+  const auto [a, b] = json_on_off(args, "--no-wave-floors");
+  const auto has_floor = [](const nlohmann::json& run) {
+    for (const auto& line : run["best"]["wave_guards"])
+      if (line.get<std::string>().find(
+              ">= 132 (each of its training shapes fills at least 2 waves") != std::string::npos)
+        return true;
+    return false;
+  };
+  CHECK(has_floor(a));
+  CHECK_FALSE(has_floor(b));
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
+        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
+  CHECK(a["test"]["fraction_of_oracle"].get<double>() >
+        b["test"]["fraction_of_oracle"].get<double>() + 0.005);
+  check_splits_flag("--no-wave-floors", "wave_floors");
+}
+
 TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
   const auto [a, b] = json_on_off("evolve --gpu h100 --budget 300", "--no-polish");
   REQUIRE_FALSE(a["best"]["polish"].empty());

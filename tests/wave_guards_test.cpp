@@ -31,7 +31,7 @@ TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to tha
       "test");
   const std::vector<Shape> train{at(512, 4096), at(256, 4096), at(1024, 8192)};
   // The guard alone (the taller default gives it a return rule too: the next test case).
-  const GuardedWaves g = guard_waves(p, train, 256, {}, false);
+  const GuardedWaves g = guard_waves(p, train, 256, {.returns = false});
   REQUIRE(g.program.rules.size() == 1);
   const auto& terms = g.program.rules[0].condition.terms;
   REQUIRE(terms.size() == 2);
@@ -126,12 +126,12 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
     const int units = int(rng.uniform_int(1, 304));
     // Return rules on or off, no training shape changes its config.
     for (const bool returns : {true, false}) {
-      const GuardedWaves r = guard_waves(p, train, units, {}, returns);
+      const GuardedWaves r = guard_waves(p, train, units, {.returns = returns});
       for (const Shape& s : train)
         REQUIRE(r.program.choose(s) == p.choose(s));
       // The guarded rules in their order, each return rule just before the rule it stands
       // before, with the config of an earlier rule.
-      const Program plain = guard_waves(p, train, units, {}, false).program;
+      const Program plain = guard_waves(p, train, units, {.returns = false}).program;
       REQUIRE(r.program.rules.size() == p.rules.size() + r.returns.size());
       std::size_t at = 0, next = 0;
       for (std::size_t j = 0; j <= p.rules.size(); ++j) {
@@ -143,9 +143,9 @@ TEST_CASE("guard_waves never changes a training decision (random programs and sh
       }
       CHECK(next == r.returns.size());
       // Guarding again adds nothing: every guard is already in place.
-      CHECK(guard_waves(r.program, train, units, {}, returns).changes.empty());
+      CHECK(guard_waves(r.program, train, units, {.returns = returns}).changes.empty());
     }
-    const GuardedWaves g = guard_waves(p, train, units, {}, false);
+    const GuardedWaves g = guard_waves(p, train, units, {.returns = false});
     CHECK(g.returns.empty());
     // One comparison per listed guard, each on the tile count of its own rule's config.
     std::size_t added = 0;
@@ -182,8 +182,9 @@ TEST_CASE("a shape one tile row high that a guard sends on to a taller default c
   const std::vector<Shape> train{at(64, 28672), at(4096, 8192), at(8192, 8192)};
   const Config& narrow = p.rules[0].config;
   const Config& wide = p.default_config;
-  const GuardedWaves plain = guard_waves(p, train, 256, {}, false);
-  const GuardedWaves g = guard_waves(p, train, 256);
+  // (Rule 2's shapes fill a wave: the floor that gives it is tested below.)
+  const GuardedWaves plain = guard_waves(p, train, 256, {.with_floors = false, .returns = false});
+  const GuardedWaves g = guard_waves(p, train, 256, {.with_floors = false});
   REQUIRE(plain.changes.size() == 2);                 // rule 2 is kept to its wave too
   CHECK(plain.program.choose(at(1, 100000)) == wide); // 391 tiles: rule 2
   CHECK(plain.program.choose(at(1, 150000)) == wide); // 586 tiles: the default
@@ -258,7 +259,7 @@ TEST_CASE("a rule's own bounds on the width send no shape one tile row high to a
     CHECK(g.program.choose(lm_head) == p.rules[0].config);
     CHECK(guard_waves(g.program, train, 132).changes.empty());
     // Without the return rules, or with a training shape that wants the taller tile, none.
-    CHECK(guard_waves(p, train, 132, {}, false).program == p);
+    CHECK(guard_waves(p, train, 132, {.returns = false}).program == p);
     train.push_back(at(64, 40000));
     CHECK(guard_waves(p, train, 132).program == p);
   }
@@ -291,6 +292,68 @@ TEST_CASE("return rules only where the default's tile is the rule's made taller 
   CHECK(returns_with("BM=64, BN=128", "BM=64, BN=128") == ""); // the same tile
   CHECK(returns_with("BM=64, BN=128", "BM=32, BN=128") == ""); // shorter: fewer padded rows
   CHECK(returns_with("BM=64, BN=128", "BM=32, BN=64") == "");
+}
+
+TEST_CASE("a rule each of whose training shapes fills two waves gets a floor at one wave") {
+  // The H100 replay split this was built for (random-mnk, split seed 3): `K <= 2560` took the
+  // shallower pipeline from training shapes of thousands of tiles, and an unseen M = 32, N = 1280,
+  // K = 1024 (10 tiles of 128x128 on 132 SMs) lost a quarter of its speed to it.
+  const Program p = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if K <= 2560:\n"
+      "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n"
+      "    return Config(BM=128, BN=128, BK=64, warps=4, stages=5, group=8)\n",
+      "test");
+  // Rule 1's shapes: 82 x 114 = 9348 and 1 x 599 tiles; the default's: 40 x 40.
+  const std::vector<Shape> train{test::shape(10496, 14592, 1024), test::shape(8, 76672, 2),
+                                 test::shape(5120, 5120, 8192)};
+  const Shape unseen = test::shape(32, 1280, 1024);
+  const GuardedWaves g = guard_waves(p, train, 132, {.returns = false});
+  REQUIRE(g.rules == std::vector<std::size_t>{0});
+  const auto& terms = g.program.rules[0].condition.terms;
+  REQUIRE(terms.size() == 3);
+  CHECK(terms[2] == Comparison{Feature::tiles, CmpOp::ge, 132, 128, 128});
+  REQUIRE(g.changes.size() == 2);
+  CHECK(g.changes[1] == "rule 1: and cdiv(M, 128) * cdiv(N, 128) >= 132 (each of its training "
+                        "shapes fills at least 2 waves of 132 units)");
+  for (const Shape& s : train)
+    CHECK(g.program.choose(s) == p.choose(s));
+  CHECK(p.choose(unseen) == p.rules[0].config);
+  CHECK(g.program.choose(unseen) == p.default_config);
+  CHECK(parse_program_or_throw(print_program(g.program), "floored") == g.program);
+  // Guarding the guarded program again adds nothing.
+  CHECK(guard_waves(g.program, train, 132, {.returns = false}).changes.empty());
+  // Without floors (or with the rule's floor not allowed), only the guard.
+  for (const GuardOptions& o : {GuardOptions{.with_floors = false, .returns = false},
+                                GuardOptions{.floors = {false}, .returns = false}}) {
+    const GuardedWaves c = guard_waves(p, train, 132, o);
+    CHECK(c.changes.size() == 1);
+    CHECK(c.program.choose(unseen) == p.rules[0].config);
+  }
+  // The floor alone where the guard is not allowed.
+  const GuardedWaves f = guard_waves(p, train, 132, {.ceilings = {false}, .returns = false});
+  REQUIRE(f.changes.size() == 1);
+  CHECK(f.changes[0] == g.changes[1]);
+  // A training shape of the rule under one wave, or of one (partial) wave: no floor. (At one
+  // wave the floor would meet a guard at one wave: mi355x, lecture split seed 23, a rule fitted
+  // on grids of exactly 256 tiles kept every other grid from its 128x256 tile.)
+  for (const Shape& extra : {test::shape(64, 1024, 512), test::shape(1280, 2560, 512)}) {
+    std::vector<Shape> small = train;
+    small.push_back(extra); // 8 and 200 tiles
+    const GuardedWaves s = guard_waves(p, small, 132, {.returns = false});
+    CHECK(s.changes.size() == 1);
+    CHECK(s.program.choose(unseen) == p.rules[0].config);
+  }
+  // A rule that already bounds its tile count from below at least as high gets none.
+  const Program bounded = parse_program_or_throw(
+      "def choose(M, N, K):\n"
+      "    if K <= 2560 and cdiv(M, 128) * cdiv(N, 128) > 400:\n"
+      "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n"
+      "    return Config(BM=128, BN=128, BK=64, warps=4, stages=5, group=8)\n",
+      "test");
+  const GuardedWaves b = guard_waves(bounded, train, 132, {.returns = false});
+  REQUIRE(b.changes.size() == 1);
+  CHECK(b.changes[0].find(">=") == std::string::npos);
 }
 
 } // namespace wave_guards_test
