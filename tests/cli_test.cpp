@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
@@ -341,6 +342,27 @@ nlohmann::json check_result_step(const std::string& off_flag, const std::string&
   return a;
 }
 
+/// Runs `args` with a step of the wave guards on and with `off_flag` turning it off: a line of
+/// best.wave_guards that `marks` accepts is there only with the step, the training figures agree
+/// (no training shape changes its config), the test figure is higher by more than `margin`, and
+/// `splits` takes the flag (reported off under `key`).
+void check_guard_step(const std::string& args, const std::string& off_flag, const std::string& key,
+                      const std::function<bool(const std::string&)>& marks, double margin) {
+  const auto [a, b] = json_on_off(args, off_flag);
+  const auto has = [&](const nlohmann::json& run) {
+    for (const auto& line : run["best"]["wave_guards"])
+      if (marks(line.get<std::string>())) return true;
+    return false;
+  };
+  CHECK(has(a));
+  CHECK_FALSE(has(b));
+  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
+        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
+  CHECK(a["test"]["fraction_of_oracle"].get<double>() >
+        b["test"]["fraction_of_oracle"].get<double>() + margin);
+  check_splits_flag(off_flag, key);
+}
+
 } // namespace
 
 TEST_CASE("cli: evolve places thresholds between training values, --searched-thresholds does not") {
@@ -360,19 +382,9 @@ TEST_CASE("cli: return rules give decode shapes wider than the training ones the
   // gate_up GEMMs at M <= 64 (N = 106496, 73728) on to the default's 256x256 tile.
   const std::string args =
       "evolve --gpu mi355x --test-shapes data/shapes/six_models.csv --seed 1 --budget 2000";
-  const auto [a, b] = json_on_off(args, "--no-guard-returns");
-  const auto has_return = [](const nlohmann::json& run) {
-    for (const auto& line : run["best"]["wave_guards"])
-      if (line.get<std::string>().rfind("new, before", 0) == 0) return true;
-    return false;
-  };
-  CHECK(has_return(a));
-  CHECK_FALSE(has_return(b));
-  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
-        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
-  CHECK(a["test"]["fraction_of_oracle"].get<double>() >
-        b["test"]["fraction_of_oracle"].get<double>());
-  check_splits_flag("--no-guard-returns", "guard_returns");
+  check_guard_step(
+      args, "--no-guard-returns", "guard_returns",
+      [](const std::string& line) { return line.rfind("new, before", 0) == 0; }, 0);
 }
 
 TEST_CASE("cli: a floor keeps a rule fitted on full waves from an unseen shape under one") {
@@ -381,21 +393,13 @@ TEST_CASE("cli: a floor keeps a rule fitted on full waves from an unseen shape u
   // tiles) lose a quarter of their speed to it and go to the default with the floor.
   const std::string args = "evolve --backend replay:data/replay/h100_mm.txt --split random-mnk "
                            "--split-seed 3 --seed 0";
-  const auto [a, b] = json_on_off(args, "--no-wave-floors");
-  const auto has_floor = [](const nlohmann::json& run) {
-    for (const auto& line : run["best"]["wave_guards"])
-      if (line.get<std::string>().find(
-              ">= 132 (each of its training shapes fills at least 2 waves") != std::string::npos)
-        return true;
-    return false;
-  };
-  CHECK(has_floor(a));
-  CHECK_FALSE(has_floor(b));
-  CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
-        doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
-  CHECK(a["test"]["fraction_of_oracle"].get<double>() >
-        b["test"]["fraction_of_oracle"].get<double>() + 0.005);
-  check_splits_flag("--no-wave-floors", "wave_floors");
+  check_guard_step(
+      args, "--no-wave-floors", "wave_floors",
+      [](const std::string& line) {
+        return line.find(">= 132 (each of its training shapes fills at least 2 waves") !=
+               std::string::npos;
+      },
+      0.005);
 }
 
 TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
