@@ -32,10 +32,10 @@ std::vector<GuardDiversion> guard_diversions(const Program& p, const std::vector
       const int rule = p.deciding_rule(shapes[i]);
       if (moved == plain || rule < 0) continue;
       // Under one wave of the rule's tile only a floor diverts a shape (a guard's bound is
-      // whole waves); guarded rules have tiles the language compares on.
+      // whole waves).
       const Config& c = p.rules[std::size_t(rule)].config;
       const bool floor =
-          !c.vendor && c.BM >= 1 && c.BN >= 1 &&
+          guardable(c) &&
           Comparison{Feature::tiles, CmpOp::lt, units, c.BM, c.BN}.matches(shapes[i]);
       out.push_back({i, std::size_t(rule), plain, moved, floor});
     }

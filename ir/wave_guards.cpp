@@ -58,6 +58,10 @@ struct Guard {
 
 } // namespace
 
+bool guardable(const Config& c) {
+  return !c.vendor && c.BM >= 1 && c.BN >= 1 && c.BM <= kMaxTileSize && c.BN <= kMaxTileSize;
+}
+
 GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int units,
                          const GuardOptions& options) {
   GuardedWaves out{p, {}, {}, {}};
@@ -72,7 +76,7 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
     if (!ceiling_ok && !floor_ok) continue;
     const Config& c = p.rules[i].config;
     // A tile the language cannot compare on (cdiv takes sizes up to kMaxTileSize) gets no guard.
-    if (c.vendor || c.BM < 1 || c.BN < 1 || c.BM > kMaxTileSize || c.BN > kMaxTileSize) continue;
+    if (!guardable(c)) continue;
     Comparison g{Feature::tiles, CmpOp::le, 0, c.BM, c.BN};
     std::int64_t most = -1, least = kDimMax;
     for (std::size_t s = 0; s < shapes.size(); ++s)

@@ -48,6 +48,10 @@ struct GuardedWaves {
   std::vector<GuardReturn> returns;
 };
 
+/// True when `c` may get a guard or a floor: a tile the language compares on (not a vendor call,
+/// sides of 1 to kMaxTileSize).
+bool guardable(const Config& c);
+
 /// Which guards guard_waves adds.
 struct GuardOptions {
   std::vector<bool> ceilings; ///< per rule of the program: may get a guard (empty: every rule)
