@@ -8,8 +8,8 @@
 namespace tv {
 
 /// The method keys the view knows, in display order ("best" is the run's best program).
-inline constexpr const char* kPerShapeMethods[] = {"best",        "expert", "best_single",
-                                                   "per_m_table", "vendor", "oracle"};
+inline constexpr const char* kPerShapeMethods[] = {"best", "expert", "best_single", "per_m_table",
+                                                   "tree", "vendor", "oracle"};
 
 /// {"best_id", "vendor_dispatch", "exhaustive_train_runs", "methods": [{"key", "label",
 /// "train": figures, "test": figures}], "shapes": [{"shape", "M", "N", "K", "dtype", "layout",

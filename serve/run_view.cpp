@@ -329,6 +329,28 @@ json RunView::lineage() const {
   return out;
 }
 
+json RunView::vs_tree() const {
+  if (!per_shape_.is_object() || per_shape_.contains("error")) return json();
+  const json* best = nullptr;
+  const json* tree = nullptr;
+  const auto it = per_shape_.find("methods");
+  if (it == per_shape_.end() || !it->is_array()) return json();
+  for (const json& m : *it) {
+    const std::string key = m.value("key", "");
+    if (key == "best") best = &m;
+    if (key == "tree") tree = &m;
+  }
+  if (!best || !tree) return json();
+  json out = json::object();
+  for (const char* half : {"train", "test"}) {
+    const json b = best->value(half, json::object()).value("fraction_of_oracle", json());
+    const json t = tree->value(half, json::object()).value("fraction_of_oracle", json());
+    out[half] =
+        b.is_number() && t.is_number() ? json(100 * (b.get<double>() - t.get<double>())) : json();
+  }
+  return out;
+}
+
 json RunView::summary() const {
   json j{{"name", name_},
          {"status", status()},
@@ -339,6 +361,7 @@ json RunView::summary() const {
          {"budget",
           start_.value("budget", config_.value("options", json::object()).value("budget", json()))},
          {"best", bests_.empty() ? json() : point_json(best())},
+         {"vs_tree", vs_tree()},
          {"bad_lines", events_.bad_lines() + bad_events_}};
   const auto age = events_age();
   j["updated_seconds_ago"] = age ? json(*age) : json();

@@ -45,8 +45,14 @@ public:
   RunView(std::filesystem::path dir, std::string name);
   /// Reads what was appended or changed since the last update.
   void update();
-  /// The run's row in the index: name, status, GPU, programs, best figures, age.
+  /// The run's row in the index: name, status, GPU, programs, best figures, age, and
+  /// "vs_tree" (see vs_tree()).
   nlohmann::json summary() const;
+  /// The best program against the decision tree, from one per_shape.json (the same
+  /// checkpoint for both): {"train", "test"}, each the best's fraction of the per-shape oracle
+  /// minus the tree's, in points (null where either is missing, e.g. a run without test
+  /// shapes); null when per_shape.json has no tree.
+  nlohmann::json vs_tree() const;
   /// Everything the run page shows except the per-shape table (see per_shape()).
   nlohmann::json state() const;
   /// The per-shape view (per_shape_view.hpp) of the latest per_shape.json, or null.

@@ -163,6 +163,9 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
       json::parse(tv::test::read_text((runs / "lecture-h100" / "summary.json").string()));
   CHECK(rows[0][6] == fmt::format("{:.3f}x", summary["train"]["speedup_vs_expert"].get<double>()));
   CHECK(rows[0][7] == fmt::format("{:.3f}x", summary["test"]["speedup_vs_expert"].get<double>()));
+  // The best program against the decision tree on the held-out shapes, as the summary has it.
+  const double gap = summary["test_vs_tree"]["gap_points"].get<double>();
+  CHECK(rows[0][10] == fmt::format("{:+.2f} pts", gap));
   b.resize(1400, 420);
   save_screenshot(b, "dashboard-index.png");
   b.resize(1400, 3650);
@@ -179,11 +182,18 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
   CHECK(points["chart-cascade"][0] == 10); // one bar per stage (race_reject, over_budget included)
   CHECK(points["chart-operators"][0].get<int>() >= 5);
   for (const char* half : {"chart-shapes-train", "chart-shapes-test"}) {
-    REQUIRE(points[half].size() == 4); // best, best single, per-M table, oracle
+    REQUIRE(points[half].size() == 5); // best, best single, per-M table, tree, oracle
     for (const auto& n : points[half])
       CHECK(n == 44);
   }
   CHECK(points["chart-lineage"][0].get<int>() >= 2);
+  // The note under the methods: the same gap to the tree, and each half's shape count.
+  const std::string tree_note =
+      b.eval("return document.getElementById('tree-note').textContent;").get<std::string>();
+  INFO(tree_note);
+  CHECK(tree_note.find(fmt::format("({:+.2f} pts)", gap)) != std::string::npos);
+  CHECK(tree_note.find("On the 44 held-out shapes") != std::string::npos);
+  CHECK(tree_note.find("On the 44 training shapes") != std::string::npos);
   const json inked = b.eval(kInkedPixels);
   INFO(inked.dump());
   for (const auto& [id, n] : inked.items())
@@ -226,7 +236,7 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
       b.eval("return document.querySelectorAll('#shapes td .vendor').length;");
   CHECK(vendor_cells.get<int>() > 0);
   const json vendor_points = b.eval(kChartPoints);
-  CHECK(vendor_points["chart-shapes-train"].size() == 5); // the vendor library is a method too
+  CHECK(vendor_points["chart-shapes-train"].size() == 6); // the vendor library is a method too
   // Its kernel-run cap is shown beside the count.
   CHECK(b.eval("return document.getElementById('exhaustive').textContent;")
             .get<std::string>()

@@ -201,9 +201,10 @@ TEST_CASE("run view: per-shape speedups of the best and the baselines come from 
     const json& sp = r["speedup"];
     CHECK(sp["expert"].get<double>() == doctest::Approx(1.0));
     // The oracle is the fastest legal config: no method beats it on any shape.
-    for (const char* k : {"best", "best_single", "per_m_table"})
+    for (const char* k : {"best", "best_single", "per_m_table", "tree"})
       CHECK(sp[k].get<double>() <= sp["oracle"].get<double>() * (1 + 1e-12));
     CHECK(r["configs"]["best"].is_string());
+    CHECK(r["configs"]["tree"].is_string());
   }
   CHECK(train == 44);
   CHECK(test == 44);
@@ -215,6 +216,38 @@ TEST_CASE("run view: per-shape speedups of the best and the baselines come from 
             doctest::Approx(v.state()["best"]["test_of_oracle"].get<double>()));
     }
   CHECK(has_best);
+}
+
+TEST_CASE("run view: the index row holds the best program against the decision tree") {
+  const fs::path dir = finished_run();
+  const json summary = json::parse(tv::test::read_text((dir / "summary.json").string()));
+  RunView v(dir, "finished");
+  v.update();
+  const json row = v.summary();
+  REQUIRE(row["vs_tree"].is_object());
+  // The text summary's own comparison on the held-out shapes, and the training figures.
+  CHECK(row["vs_tree"]["test"].get<double>() ==
+        doctest::Approx(summary["test_vs_tree"]["gap_points"].get<double>()));
+  CHECK(row["vs_tree"]["train"].get<double>() ==
+        doctest::Approx(
+            100 * (summary["train"]["fraction_of_oracle"].get<double>() -
+                   summary["baselines"]["tree"]["train"]["fraction_of_oracle"].get<double>())));
+  // A per_shape.json without a tree (written before the tree was a method): no comparison.
+  const test::ScratchDir scratch("tilevolve_run_view_no_tree");
+  const fs::path old = temp_dir(scratch, "old");
+  fs::create_directories(old);
+  for (const char* f : {"events.ndjson", "config.json", "best.py"})
+    fs::copy_file(dir / f, old / f);
+  json ps = json::parse(tv::test::read_text((dir / "per_shape.json").string()));
+  json methods = json::array();
+  for (const json& m : ps["methods"])
+    if (m["key"] != "tree") methods.push_back(m);
+  ps["methods"] = methods;
+  std::ofstream(old / "per_shape.json") << ps.dump();
+  RunView o(old, "old");
+  o.update();
+  CHECK(o.summary()["vs_tree"].is_null());
+  CHECK(o.summary()["best"]["id"] == row["best"]["id"]);
 }
 
 TEST_CASE("run view: a run directory written before the dashboard still shows") {

@@ -37,6 +37,8 @@ const tv = {
   speedup(v) { return typeof v === 'number' ? `${v.toFixed(3)}x` : '-'; },
   percent(v) { return typeof v === 'number' ? `${(100 * v).toFixed(1)}%` : '-'; },
   count(v) { return typeof v === 'number' ? v.toLocaleString('en-US') : '-'; },
+  /** A difference in points of the oracle, signed: "+0.42 pts". */
+  points(v) { return typeof v === 'number' ? `${v >= 0 ? '+' : ''}${v.toFixed(2)} pts` : '-'; },
   age(s) {
     if (typeof s !== 'number') return '-';
     if (s < 60) return `${Math.max(0, Math.round(s))} s ago`;

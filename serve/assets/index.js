@@ -18,7 +18,7 @@ async function refreshIndex() {
     const programs = r.budget ? `${tv.count(r.programs)} / ${tv.count(r.budget)}` : tv.count(r.programs);
     return [link, tv.badge(r.status), r.gpu, r.backend, r.mutator, programs,
       tv.speedup(best.train), tv.speedup(best.test), tv.percent(best.train_of_oracle),
-      tv.percent(best.test_of_oracle), tv.age(r.updated_seconds_ago)];
+      tv.percent(best.test_of_oracle), tv.points(r.vs_tree && r.vs_tree.test), tv.age(r.updated_seconds_ago)];
   });
   tv.fillTable(document.querySelector('#runs tbody'), rows, 5);
   indexState.updates += 1;

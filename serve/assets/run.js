@@ -9,12 +9,14 @@ window.tvDashboard = page;
 
 const colors = {
   train: '#1f6feb', test: '#d9480f', best: '#1f6feb', expert: '#868e96', best_single: '#2b8a3e',
-  per_m_table: '#9c36b5', vendor: '#e67700', oracle: '#212529', vendorBar: '#fab005',
+  per_m_table: '#9c36b5', tree: '#c2255c', vendor: '#e67700', oracle: '#212529', vendorBar: '#fab005',
 };
 const methodNames = {
   best: 'best program', expert: 'expert', best_single: 'best single config',
-  per_m_table: 'per-M table', vendor: 'vendor library', oracle: 'per-shape oracle',
+  per_m_table: 'per-M table', tree: 'decision tree', vendor: 'vendor library', oracle: 'per-shape oracle',
 };
+/** The per-shape view's methods, in the order of its charts and table columns. */
+const shapeMethods = ['best', 'best_single', 'per_m_table', 'tree', 'vendor', 'oracle'];
 const stageNames = [
   ['mutator_failed', 'mutator failed'], ['diff_failed', 'diff failed'], ['parse_failed', 'parse failed'],
   ['noop', 'no-op'], ['static_reject', 'static check'], ['probe_reject', 'probe shapes'],
@@ -227,8 +229,7 @@ function drawPerShape(ps) {
   vendorNote.hidden = vendorShapes === 0;
   vendorNote.textContent = `Amber bars: the ${vendorShapes} shapes where the best program returns "vendor" ` +
     '(calls the vendor library instead of the tiled kernel).';
-  const keys = ['best', 'best_single', 'per_m_table', 'vendor', 'oracle']
-    .filter((k) => ps.shapes.some((r) => k in r.speedup));
+  const keys = shapeMethods.filter((k) => ps.shapes.some((r) => k in r.speedup));
   for (const half of ['train', 'test']) {
     const rows = ps.shapes.filter((r) => r.split.includes(half));
     const chart = page.charts[`chart-shapes-${half}`];
@@ -252,8 +253,35 @@ function drawPerShape(ps) {
   const limit = 2000;
   tv.fillTable(document.querySelector('#shapes tbody'), ps.shapes.slice(0, limit).map((r) => [
     r.shape, r.split, typeof r.weight === 'number' ? r.weight.toPrecision(3) : '-', configCell(r.configs.expert),
-    configCell(r.configs.best), ...['best', 'best_single', 'per_m_table', 'vendor', 'oracle'].map((k) => tv.speedup(r.speedup[k])),
-  ]), 5);
+    configCell(r.configs.best), configCell(r.configs.tree), ...shapeMethods.map((k) => tv.speedup(r.speedup[k])),
+  ]), 6);
+  treeNote(ps);
+}
+
+/** The best program against the decision tree, on each half, from the per-shape view. */
+function treeNote(ps) {
+  const note = document.getElementById('tree-note');
+  const method = (k) => ps.methods.find((m) => m.key === k);
+  const best = method('best');
+  const tree = method('tree');
+  note.hidden = !best || !tree;
+  if (note.hidden) return;
+  const sentence = (half, what) => {
+    const b = best[half].fraction_of_oracle;
+    const t = tree[half].fraction_of_oracle;
+    if (typeof b !== 'number' || typeof t !== 'number') return '';
+    const rows = ps.shapes.filter((r) => r.split.includes(half) &&
+      typeof r.speedup.best === 'number' && typeof r.speedup.tree === 'number');
+    const faster = rows.filter((r) => r.speedup.best > r.speedup.tree * (1 + 1e-9)).length;
+    const slower = rows.filter((r) => r.speedup.best < r.speedup.tree * (1 - 1e-9)).length;
+    const differ = rows.filter((r) => r.configs.best !== r.configs.tree).length;
+    return `On the ${rows.length} ${what} the best program reaches ${tv.percent(b)} of the ` +
+      `per-shape oracle, the tree ${tv.percent(t)} (${tv.points(100 * (b - t))}); it picks ` +
+      `another config on ${differ}, faster on ${faster}, slower on ${slower}.`;
+  };
+  note.textContent = ['Against the decision tree (fitted on every config timed on every ' +
+    'training shape).', sentence('test', 'held-out shapes'), sentence('train', 'training shapes')]
+    .filter(Boolean).join(' ');
 }
 
 function drawHeader(s) {
