@@ -373,10 +373,14 @@ void Evolution::validate_refit_result(EvolutionResult& r) const {
   // kMaxTreeLeaves fitted large random training sets better and transferred worse to model
   // shapes (README, "Refit validation: every tree size, measured and not kept").
   const int max_leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
-  r.refit =
-      validate_refit(feedback, max_leaves, kRefitFolds, options_.seed, folds_by_size(*problem_),
-                     options_.refit_lookahead ? kRefitLookahead : 0, options_.refit_complexity,
-                     options_.model_prior ? &problem_->gpu : nullptr, options_.refit_extremes);
+  r.refit = validate_refit(feedback, {.max_leaves = max_leaves,
+                                      .folds = kRefitFolds,
+                                      .seed = options_.seed,
+                                      .group_sizes = folds_by_size(*problem_),
+                                      .lookahead = options_.refit_lookahead ? kRefitLookahead : 0,
+                                      .complexity = options_.refit_complexity,
+                                      .model = options_.model_prior ? &problem_->gpu : nullptr,
+                                      .extremes = options_.refit_extremes});
   r.refit_verdict =
       compare_refit(r.refit, searched_log, weights,
                     options_.optimism_charge ? int(r.best.program.rules.size()) + 1 : 0);

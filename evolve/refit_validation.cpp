@@ -335,29 +335,28 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
 
 } // namespace
 
-RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               int folds, std::uint64_t seed, bool group_sizes, int lookahead,
-                               bool complexity, const Gpu* model, bool extremes) {
+RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback,
+                               const RefitValidationOptions& o) {
   RefitValidation out;
   const std::size_t n = feedback.size();
-  const int k = std::min<int>(folds, int(n / 2));
-  if (k < 2 || max_leaves < 1) return out;
+  const int k = std::min<int>(o.folds, int(n / 2));
+  if (k < 2 || o.max_leaves < 1) return out;
   for (const ShapeFeedback& f : feedback)
     if (!(f.expert_seconds > 0) || f.measured.empty()) return out;
   std::vector<Shape> shapes;
   for (const ShapeFeedback& f : feedback)
     shapes.push_back(f.shape);
   const std::vector<std::vector<std::size_t>> dealt =
-      deal_shape_folds(shapes, k, seed, group_sizes);
+      deal_shape_folds(shapes, k, o.seed, o.group_sizes);
   if (dealt.empty()) return out;
   const std::vector<std::vector<std::size_t>> held_extremes =
-      extremes && complexity ? extreme_folds(shapes, int(dealt.size()))
-                             : std::vector<std::vector<std::size_t>>{};
-  out = cross_validate(feedback, max_leaves, dealt, held_extremes, 0, complexity, model);
-  if (lookahead > 0 && out.folds > 0) {
+      o.extremes && o.complexity ? extreme_folds(shapes, int(dealt.size()))
+                                 : std::vector<std::vector<std::size_t>>{};
+  out = cross_validate(feedback, o.max_leaves, dealt, held_extremes, 0, o.complexity, o.model);
+  if (o.lookahead > 0 && out.folds > 0) {
     // The same folds with the lookahead's trees: the growth with the better held-out estimate.
-    RefitValidation ahead =
-        cross_validate(feedback, max_leaves, dealt, held_extremes, lookahead, complexity, model);
+    RefitValidation ahead = cross_validate(feedback, o.max_leaves, dealt, held_extremes,
+                                           o.lookahead, o.complexity, o.model);
     if (ahead.best_held_out > out.best_held_out) out = std::move(ahead);
   }
   return out;

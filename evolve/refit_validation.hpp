@@ -93,28 +93,39 @@ std::vector<std::vector<std::size_t>> deal_shape_folds(const std::vector<Shape>&
 /// shapes or more. Folds may overlap. Fewer than 4 shapes or k < 2: none.
 std::vector<std::vector<std::size_t>> extreme_folds(const std::vector<Shape>& shapes, int k);
 
-/// Cross-validates trees of 1 to `max_leaves` leaves refitted on `feedback` (one entry per
-/// training shape: its measured configs and its expert time, expert_seconds > 0) over `folds`
-/// folds dealt with `seed`. `group_sizes`: the shapes of one (M, N, K) (its layouts and dtypes)
-/// stay in one fold, so a held-out size is unseen (as a split by size tests); else shapes are
-/// dealt one by one. With `lookahead` > 0 the same folds are also run with trees grown with
-/// that lookahead (TreeOptions::lookahead), and the growth with the better best_held_out is
-/// returned (greedy on ties). With `complexity` the size is chosen as CART's cost-complexity
-/// pruning chooses it: each fold's tree is the one of its sequence whose fitted sum of log
-/// speedups less a charge per leaf is largest, the charge with the best held-out figure is
-/// kept (of tied ones, the middle of the run of ties next to the largest), and best_leaves is the
-/// tree that charge picks from the sequence fitted on every shape, which may be larger than the
-/// folds' trees (a charge per leaf asks the same of each split whatever the number of shapes; a
-/// leaf count chosen on folds of four fifths of the shapes is a size for fewer shapes).
-/// `model`: the device whose analytic model every refit may lean on (RefitChoice::model).
-/// With `complexity` and `extremes`, the charge is chosen among those whose held-out figure is
-/// within one standard error of the best (of the paired per-shape differences), as the one
-/// whose trees do best on the extreme_folds (each fitted on the shapes outside it): random folds
-/// hold out shapes like the fitted ones and cannot tell those sizes apart; the extremes say
-/// which carries over past the training shapes' range. Deterministic.
-RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback, int max_leaves,
-                               int folds, std::uint64_t seed, bool group_sizes, int lookahead = 0,
-                               bool complexity = false, const Gpu* model = nullptr,
-                               bool extremes = false);
+/// How validate_refit cross-validates (every field has a default).
+struct RefitValidationOptions {
+  int max_leaves = 8; ///< trees of 1 to this many leaves
+  int folds = 5;      ///< folds dealt (at most half the shapes; fewer than 2: nothing validated)
+  std::uint64_t seed = 0; ///< the shuffle that deals the folds
+  /// The shapes of one (M, N, K) (its layouts and dtypes) stay in one fold, so a held-out size
+  /// is unseen (as a split by size tests); else shapes are dealt one by one.
+  bool group_sizes = false;
+  /// > 0: the same folds are also run with trees grown with that lookahead
+  /// (TreeOptions::lookahead), and the growth with the better best_held_out is returned
+  /// (greedy on ties).
+  int lookahead = 0;
+  /// The size is chosen as CART's cost-complexity pruning chooses it: each fold's tree is the
+  /// one of its sequence whose fitted sum of log speedups less a charge per leaf is largest, the
+  /// charge with the best held-out figure is kept (of tied ones, the middle of the run of ties
+  /// next to the largest), and best_leaves is the tree that charge picks from the sequence
+  /// fitted on every shape, which may be larger than the folds' trees (a charge per leaf asks
+  /// the same of each split whatever the number of shapes; a leaf count chosen on folds of four
+  /// fifths of the shapes is a size for fewer shapes).
+  bool complexity = false;
+  /// The device whose analytic model every refit may lean on (RefitChoice::model); not owned.
+  const Gpu* model = nullptr;
+  /// With complexity: the charge is chosen among those whose held-out figure is within one
+  /// standard error of the best (of the paired per-shape differences), as the one whose trees
+  /// do best on the extreme_folds (each fitted on the shapes outside it): random folds hold out
+  /// shapes like the fitted ones and cannot tell those sizes apart; the extremes say which
+  /// carries over past the training shapes' range.
+  bool extremes = false;
+};
+
+/// Cross-validates trees refitted on `feedback` (one entry per training shape: its measured
+/// configs and its expert time, expert_seconds > 0) as `options` say. Deterministic.
+RefitValidation validate_refit(const std::vector<ShapeFeedback>& feedback,
+                               const RefitValidationOptions& options);
 
 } // namespace tv

@@ -151,8 +151,9 @@ TEST_CASE("refit validation with the lookahead: the growth with the better held-
   int chosen = 0;
   for (std::uint64_t seed = 0; seed < 12; ++seed) {
     const auto fb = some_feedback(seed);
-    const RefitValidation greedy = validate_refit(fb, 8, 5, seed, false);
-    const RefitValidation v = validate_refit(fb, 8, 5, seed, false, 10);
+    const RefitValidation greedy = validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = seed});
+    const RefitValidation v =
+        validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = seed, .lookahead = 10});
     REQUIRE(v.folds == greedy.folds);
     CHECK(greedy.lookahead == 0);
     CHECK(v.best_held_out >= greedy.best_held_out);
@@ -163,7 +164,9 @@ TEST_CASE("refit validation with the lookahead: the growth with the better held-
       CHECK(v.best_held_out > greedy.best_held_out);
       ++chosen;
     }
-    CHECK(validate_refit(fb, 8, 5, seed, false, 10).held_out == v.held_out); // deterministic
+    CHECK(
+        validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = seed, .lookahead = 10}).held_out ==
+        v.held_out); // deterministic
   }
   CHECK(chosen > 0);
 }

@@ -68,7 +68,7 @@ std::vector<ShapeFeedback> coin_flips(int n, std::uint64_t state) {
 
 TEST_CASE("refit validation: a tree that finds the two regimes wins held out") {
   const auto fb = two_regimes(40);
-  const RefitValidation v = validate_refit(fb, 8, 5, 1, false);
+  const RefitValidation v = validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = 1});
   REQUIRE(v.folds == 5);
   REQUIRE(v.leaves.size() == 8);
   CHECK(v.held_out_log.size() == 8);
@@ -80,7 +80,7 @@ TEST_CASE("refit validation: a tree that finds the two regimes wins held out") {
   CHECK(v.best_leaves >= 2);
   CHECK(v.best_held_out == doctest::Approx(v.held_out[std::size_t(v.best_leaves - 1)]));
   // The same seed gives the same figures.
-  CHECK(validate_refit(fb, 8, 5, 1, false).held_out == v.held_out);
+  CHECK(validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = 1}).held_out == v.held_out);
 
   const std::vector<double> weights(fb.size(), 1.0);
   // Against a searched program at the expert's level, the tree's gain is clear.
@@ -120,11 +120,12 @@ TEST_CASE(
   // the shapes it was fitted on and no held-out ones, so its optimism is large; one leaf has
   // little to fit. On the two clean regimes, two leaves carry over whole.
   const std::vector<ShapeFeedback> noise = coin_flips(60, 7);
-  const RefitValidation v = validate_refit(noise, 8, 5, 1, false);
+  const RefitValidation v = validate_refit(noise, {.max_leaves = 8, .folds = 5, .seed = 1});
   REQUIRE(v.optimism.size() == 8);
   CHECK(v.optimism[7] > 0.05);
   CHECK(v.optimism[7] > v.optimism[0]);
-  const RefitValidation clean = validate_refit(two_regimes(40), 8, 5, 1, false);
+  const RefitValidation clean =
+      validate_refit(two_regimes(40), {.max_leaves = 8, .folds = 5, .seed = 1});
   CHECK(std::abs(clean.optimism[1]) < 0.05);
 
   // The charge: the optimism at the searched program's leaf count (capped at the largest tree,
@@ -151,7 +152,8 @@ TEST_CASE("refit validation: cost-complexity chooses a charge per leaf on the fo
   // The two clean regimes: any charge up to the split's whole gain keeps two leaves; the figure
   // is that of the folds' trees under the chosen charge.
   const auto fb = two_regimes(40);
-  const RefitValidation v = validate_refit(fb, 8, 5, 1, false, 0, true);
+  const RefitValidation v =
+      validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true});
   REQUIRE(v.folds == 5);
   CHECK(v.complexity);
   CHECK(v.best_leaves == 2);
@@ -164,7 +166,7 @@ TEST_CASE("refit validation: cost-complexity chooses a charge per leaf on the fo
   CHECK(v.best_held_out == doctest::Approx(std::exp(mean)));
   CHECK(v.best_held_out > 1.9);
   // The leaf-count choice is what it was, and says so.
-  const RefitValidation by_count = validate_refit(fb, 8, 5, 1, false, 0, false);
+  const RefitValidation by_count = validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = 1});
   CHECK_FALSE(by_count.complexity);
   CHECK(by_count.charged_log.empty());
   CHECK(&by_count.chosen_log() == &by_count.held_out_log[std::size_t(by_count.best_leaves - 1)]);
@@ -176,7 +178,8 @@ TEST_CASE("refit validation: cost-complexity chooses a charge per leaf on the fo
   // on every table of ten.
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     CAPTURE(seed);
-    const RefitValidation n = validate_refit(coin_flips(60, seed), 8, 5, 1, false, 0, true);
+    const RefitValidation n = validate_refit(
+        coin_flips(60, seed), {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true});
     REQUIRE(n.complexity);
     CHECK(n.leaf_charge > 0);
     CHECK(n.best_leaves <= 3);
@@ -213,8 +216,10 @@ TEST_CASE("refit validation: the extreme folds choose among the charges within o
   for (const bool clean : {true, false}) {
     CAPTURE(clean);
     const auto fb = clean ? two_regimes(40) : coin_flips(60, 3);
-    const RefitValidation best = validate_refit(fb, 8, 5, 1, false, 0, true);
-    const RefitValidation v = validate_refit(fb, 8, 5, 1, false, 0, true, nullptr, true);
+    const RefitValidation best =
+        validate_refit(fb, {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true});
+    const RefitValidation v = validate_refit(
+        fb, {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true, .extremes = true});
     CHECK(best.extreme_folds == 0);
     CHECK(best.folds_best_leaves == best.best_leaves);
     // M is the one feature that varies: its two ends.
@@ -224,29 +229,35 @@ TEST_CASE("refit validation: the extreme folds choose among the charges within o
     // The chosen charge's held-out figure is at most the best one.
     CHECK(v.best_held_out <= best.best_held_out * (1 + 1e-12));
     // Deterministic.
-    const RefitValidation again = validate_refit(fb, 8, 5, 1, false, 0, true, nullptr, true);
+    const RefitValidation again = validate_refit(
+        fb, {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true, .extremes = true});
     CHECK(again.best_leaves == v.best_leaves);
     CHECK(again.leaf_charge == v.leaf_charge);
   }
   // The two clean regimes: every size that splits them does as well held out; two leaves.
-  CHECK(validate_refit(two_regimes(40), 8, 5, 1, false, 0, true, nullptr, true).best_leaves == 2);
+  CHECK(
+      validate_refit(two_regimes(40),
+                     {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true, .extremes = true})
+          .best_leaves == 2);
   // Without cost-complexity there is no charge to choose: no extreme folds.
-  CHECK(validate_refit(two_regimes(40), 8, 5, 1, false, 0, false, nullptr, true).extreme_folds ==
-        0);
+  CHECK(validate_refit(two_regimes(40), {.max_leaves = 8, .folds = 5, .seed = 1, .extremes = true})
+            .extreme_folds == 0);
 }
 
 TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of them stop it") {
   // 3 sizes with 4 layouts each: dealt by shape there are 12, enough for 5 folds; dealt by size
   // only 3, too few for two folds (each needs a held-out size and a fit on the others).
   const auto fb = two_regimes(3, 4);
-  CHECK(validate_refit(fb, 4, 5, 1, false).folds == 5);
-  CHECK(validate_refit(fb, 4, 5, 1, true).folds == 0);
+  CHECK(validate_refit(fb, {.max_leaves = 4, .folds = 5, .seed = 1}).folds == 5);
+  CHECK(validate_refit(fb, {.max_leaves = 4, .folds = 5, .seed = 1, .group_sizes = true}).folds ==
+        0);
   const auto many = two_regimes(20, 2);
-  CHECK(validate_refit(many, 4, 5, 1, true).folds == 5);
+  CHECK(validate_refit(many, {.max_leaves = 4, .folds = 5, .seed = 1, .group_sizes = true}).folds ==
+        5);
   // Nothing measured or no expert time: nothing is validated.
   auto bad = two_regimes(20);
   bad[3].expert_seconds = 0;
-  CHECK(validate_refit(bad, 4, 5, 1, false).folds == 0);
+  CHECK(validate_refit(bad, {.max_leaves = 4, .folds = 5, .seed = 1}).folds == 0);
   CHECK_FALSE(compare_refit(RefitValidation{}, {}, {}).tree_wins);
 }
 
