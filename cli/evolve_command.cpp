@@ -6,6 +6,7 @@
 #include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
 #include "cli/progress_bar.hpp"
+#include "cli/stop_signals.hpp"
 #include "cli/worker_options.hpp"
 #include "eval/backend_factory.hpp"
 #include "eval/backends/measured_backend.hpp"
@@ -328,7 +329,26 @@ void run_evolve(EvolveOptions o) {
   Evolution evo(*problem, *mutator, o.evo, o.out);
   if (interactive) evo.on_progress(print_progress);
   if (o.resume.empty() && !o.out.empty() && o.spec.backend == "measured") save_measured_settings(o);
-  EvolutionResult r = o.resume.empty() ? evo.run() : evo.resume();
+  // Ctrl-C (or SIGTERM) stops the search between two batches, checkpointed; a second one ends
+  // the process at once.
+  StopSignals stop;
+  evo.on_stop_request([&stop] { return stop.requested(); });
+  EvolutionResult r;
+  try {
+    r = o.resume.empty() ? evo.run() : evo.resume();
+  } catch (const InterruptedError& e) {
+    if (interactive) std::fprintf(stderr, "\n");
+    const int sig = stop.signal_number();
+    fmt::print(stderr,
+               "tilevolve: stopped by {} after {} programs (best train speedup so far "
+               "{:.3f}x); {}\n",
+               stop_signal_name(sig), e.programs, e.best_score,
+               o.out.empty() ? "without --out nothing was kept"
+                             : fmt::format("checkpointed: tilevolve evolve --resume {} continues "
+                                           "it as if it had not stopped",
+                                           o.out));
+    throw ExitCode{kExitInterruptedBase + sig};
+  }
   if (interactive) std::fprintf(stderr, "\n");
   complete_measured(*problem, r);
   const auto baselines = compute_baselines(*problem->train, *problem->test, problem->expert,

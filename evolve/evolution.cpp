@@ -593,6 +593,11 @@ EvolutionResult Evolution::loop() {
     else if (const std::string why = mutator_->exhausted(); !why.empty())
       s.stop_reason = why; // a spent token or request budget, a server that keeps failing
     if (!s.stop_reason.empty()) break;
+    if (stop_request_ && stop_request_()) {
+      // Between two batches, as a periodic checkpoint: a resume goes on from here.
+      if (!dir_.empty()) write_checkpoint();
+      throw InterruptedError(s.done, s.best.score);
+    }
     long long count = std::min<long long>(options_.batch, options_.budget - s.done);
     if (const long long left = mutator_->remaining_requests(); left >= 0)
       count = std::min(count, left);

@@ -29,6 +29,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -287,6 +288,16 @@ struct EvolutionResult {
   bool model_prior = false;
 };
 
+/// A run stopped between two batches because Evolution::on_stop_request asked it to (the CLI:
+/// SIGINT or SIGTERM). With a run directory its checkpoint was written there first, so resume
+/// continues it as if it had not stopped. Not bad input: the CLI reports it apart.
+struct InterruptedError : std::runtime_error {
+  InterruptedError(long long programs_done, double best)
+      : std::runtime_error("the run was interrupted"), programs(programs_done), best_score(best) {}
+  long long programs = 0; ///< programs proposed before the stop
+  double best_score = 0;  ///< the best program's selection score so far
+};
+
 /// One run.
 class Evolution {
 public:
@@ -313,6 +324,10 @@ public:
   void know_pairs(nlohmann::json pairs) { known_pairs_ = std::move(pairs); }
   /// Called after every batch (e.g. for a progress line).
   void on_progress(std::function<void(const Progress&)> f) { progress_ = std::move(f); }
+  /// Asked before every batch of the search; true stops the run there: the checkpoint is
+  /// written (with a run directory) and InterruptedError thrown. Not asked in the steps after
+  /// the search.
+  void on_stop_request(std::function<bool()> f) { stop_request_ = std::move(f); }
   /// The run's config.json content for `problem` and `options` (the backend's defaults
   /// resolved, as the run writes them).
   static nlohmann::json run_config(const Problem& problem, const Mutator& mutator,
@@ -365,7 +380,7 @@ private:
   void load_checkpoint();
   void write_backend_events();
   /// loop(), writing the backend's events (the last device's retirement) before a
-  /// GaveOutError leaves it.
+  /// GaveOutError or an InterruptedError leaves it.
   EvolutionResult guarded_loop();
   EvolutionResult finish();
 
@@ -376,6 +391,7 @@ private:
   std::unique_ptr<State> s_;
   nlohmann::json known_pairs_; ///< know_pairs(); null: none
   std::function<void(const Progress&)> progress_;
+  std::function<bool()> stop_request_;
 };
 
 } // namespace tv

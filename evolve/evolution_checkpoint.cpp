@@ -214,6 +214,10 @@ EvolutionResult Evolution::guarded_loop() {
     write_backend_events();
     if (s_->events) s_->events->sync();
     throw;
+  } catch (const InterruptedError&) {
+    write_backend_events();
+    if (s_->events) s_->events->sync();
+    throw;
   }
 }
 

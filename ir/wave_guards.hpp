@@ -54,10 +54,10 @@ bool guardable(const Config& c);
 
 /// Which guards guard_waves adds.
 struct GuardOptions {
-  std::vector<bool> ceilings; ///< per rule of the program: may get a guard (empty: every rule)
-  std::vector<bool> floors;   ///< per rule: may get a floor (empty: every rule)
-  bool with_floors = true;    ///< floors at all
-  bool returns = true;        ///< the return rules
+  std::vector<bool> ceilings{}; ///< per rule of the program: may get a guard (empty: every rule)
+  std::vector<bool> floors{};   ///< per rule: may get a floor (empty: every rule)
+  bool with_floors = true;      ///< floors at all
+  bool returns = true;          ///< the return rules
 };
 
 /// Adds to each rule of `p` the comparison bounding its own tile count at the whole waves of

@@ -4,6 +4,7 @@
 // again, and a later run on the same file knows it; a run killed mid-way resumes to the same
 // result; `measure` and `devices` survive.
 #include "support/fake_worker.hpp"
+#include "support/process.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_match.hpp"
@@ -244,6 +245,39 @@ TEST_CASE("measured_faults: a faulty run killed with SIGKILL resumes to the faul
   const auto resumed = json_of(tilevolve("evolve --resume " + shell_word(out) + " --json --quiet"));
   check_same_result(clean, resumed);
   CHECK(resumed["resumed"] == true);
+  CHECK(sorted_lines(cache) == sorted_lines(dir.at("clean.csv")));
+}
+
+TEST_CASE("measured_faults: a run stopped by SIGINT between two batches resumes to the result "
+          "of the run never stopped") {
+  ScratchDir dir("tv_measured_faults");
+  const std::string common = "--checkpoint-every 8";
+  const auto clean = json_of(tilevolve(measured(dir.at("clean.csv"), 2, "", common)));
+  const std::string out = dir.at("run");
+  const std::string cache = dir.at("run.csv");
+  const std::string line = std::string(TILEVOLVE_BINARY) + " " +
+                           measured(cache, 2, "--slow-ms 5", common + " --out " + shell_word(out));
+  tv::test::Process p({"/bin/sh", "-c", "exec " + line}, dir.at("log.txt"));
+  // Signalled once the first batch is checkpointed: the search stops after the batch it is in.
+  bool checkpointed = false;
+  for (int i = 0; i < 2400 && !checkpointed && !p.exited(); ++i) {
+    ::usleep(25000);
+    checkpointed =
+        tv::test::read_text(out + "/checkpoint.json").find("\"done\":8") != std::string::npos;
+  }
+  REQUIRE(checkpointed);
+  const int status = p.stop(SIGINT, 120);
+  const std::string said = p.output();
+  INFO(said);
+  CHECK(status == 128 + SIGINT);
+  CHECK(said.find("stopped by SIGINT after ") != std::string::npos);
+  CHECK(said.find("--resume " + out + " continues it") != std::string::npos);
+  const auto cp = nlohmann::json::parse(tv::test::read_text(out + "/checkpoint.json"));
+  CHECK(cp["state"]["done"].get<long long>() >= 8);
+  CHECK(cp["state"]["done"].get<long long>() < 30);
+  // What the workers measured before the stop is kept; the resumed run measures the rest.
+  const auto resumed = json_of(tilevolve("evolve --resume " + shell_word(out) + " --json --quiet"));
+  check_same_result(clean, resumed);
   CHECK(sorted_lines(cache) == sorted_lines(dir.at("clean.csv")));
 }
 

@@ -39,6 +39,12 @@ public:
     if (pid_ == 0) {
       // Dies with the test process; if that has already ended, ends now.
       if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+      // SIGINT and SIGTERM as a fresh process has them, whatever started the tests (a
+      // background job of a non-interactive shell ignores SIGINT, and its children inherit it).
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      ::sigaction(SIGINT, &dfl, nullptr);
+      ::sigaction(SIGTERM, &dfl, nullptr);
       ::dup2(fd, 1);
       ::dup2(fd, 2);
       ::execvp(args[0], args.data());

@@ -1,0 +1,62 @@
+#include "cli/stop_signals.hpp"
+
+#include <csignal>
+
+namespace tv {
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+struct sigaction g_old_int, g_old_term;
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_signal == 0) g_signal = sig;
+}
+
+/// Takes `sig` unless it is ignored; `old` keeps what it had.
+void take(int sig, struct sigaction* old) {
+  sigaction(sig, nullptr, old);
+  if (old->sa_handler == SIG_IGN) return;
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  // SA_RESETHAND: the handler runs once, then the default action is back (a second Ctrl-C
+  // ends the process). SA_RESTART: a system call the signal interrupts (a worker's pipe, an LLM
+  // request's socket) goes on rather than failing with EINTR.
+  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigaction(sig, &sa, nullptr);
+}
+
+} // namespace
+
+StopSignals::StopSignals() {
+  g_signal = 0;
+  take(SIGINT, &g_old_int);
+  take(SIGTERM, &g_old_term);
+}
+
+StopSignals::~StopSignals() {
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+bool StopSignals::requested() const {
+  return g_signal != 0;
+}
+
+int StopSignals::signal_number() const {
+  return int(g_signal);
+}
+
+const char* stop_signal_name(int sig) {
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  default:
+    return "a signal";
+  }
+}
+
+} // namespace tv
