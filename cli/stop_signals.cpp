@@ -13,8 +13,9 @@ struct sigaction g_old_int, g_old_term;
 extern "C" void on_stop_signal(int sig) {
   if (g_signal == 0) g_signal = sig;
   // Said at once (a measured batch can take minutes); write() is async-signal-safe.
-  static const char said[] = "\ntilevolve: stopping at the end of the search's current batch (a "
-                             "second SIGINT or SIGTERM ends the process at once)\n";
+  static const char said[] =
+      "\ntilevolve: stopping at the end of the search's current batch, or at the end of the run "
+      "if the search is over (a second SIGINT or SIGTERM ends the process at once)\n";
   const ssize_t ignored = ::write(2, said, sizeof said - 1);
   (void)ignored;
 }
