@@ -3,6 +3,7 @@
 #include "cli/experiment_options.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
+#include "cli/progress_bar.hpp"
 #include "experiments/catalogue.hpp"
 #include "experiments/lecture.hpp"
 
@@ -21,6 +22,8 @@ struct LectureCommandOptions {
 
 void run_lecture_command(const LectureCommandOptions& o) {
   check_report_dir(o.out);
+  // The lecture's output is its slides, shown in a second: no bar line above the first one.
+  TerminalProgressBar::silence();
   const Catalogue cat = load_catalogue(o.lecture.lang);
   const LectureResult r = run_lecture(o.lecture);
   fmt::print("{}", r.report.text());

@@ -1,10 +1,12 @@
 #include "experiments/seed_study.hpp"
 
 #include "ir/error.hpp"
+#include "models/progress.hpp"
 
 #include <cmath>
 #include <exception>
 #include <fmt/format.h>
+#include <mutex>
 #include <omp.h>
 #include <stdexcept>
 
@@ -20,6 +22,10 @@ std::vector<EvolutionResult> run_all(const std::vector<RunSpec>& specs, int thre
   for (const auto& s : specs)
     if (!s.problem || s.problem->spec.backend != "analytic") parallel = false;
   const int nthreads = threads > 0 ? threads : omp_get_max_threads();
+  // Progress in finished runs (a study of 60 splits x 5 seeds takes minutes); counted and
+  // reported under one lock, so the reports arrive in order and the last is n of n.
+  std::mutex progress;
+  long long done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (parallel && n > 1)
   for (long long i = 0; i < n; ++i) {
     try {
@@ -31,6 +37,8 @@ std::vector<EvolutionResult> run_all(const std::vector<RunSpec>& specs, int thre
     } catch (...) {
       errors[std::size_t(i)] = std::current_exception();
     }
+    std::lock_guard<std::mutex> lock(progress);
+    report_progress("evolution runs", std::size_t(++done), std::size_t(n));
   }
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);

@@ -22,7 +22,8 @@ struct RunSpec {
 /// Runs every spec, in parallel with OpenMP (`threads` 0 = the OpenMP default) when every
 /// problem uses the stateless analytic backend, otherwise one after another. Results come
 /// back in spec order and do not depend on the thread count. Rethrows the first failure (in
-/// spec order).
+/// spec order). Reports progress (models/progress.hpp) as "evolution runs", one report per
+/// finished run, in order, the last n of n.
 std::vector<EvolutionResult> run_all(const std::vector<RunSpec>& specs, int threads = 0);
 
 /// Throws InputError unless `seeds` >= 1 and `budget` >= 0 (the options of every study).

@@ -8,6 +8,7 @@
 #include "ir/error.hpp"
 #include "ir/text.hpp"
 #include "models/data_dir.hpp"
+#include "models/progress.hpp"
 #include "support/shell.hpp"
 
 #include <cmath>
@@ -455,6 +456,22 @@ TEST_CASE("split_study: with --folds too, a later split is the run of its split 
   CHECK(in_study.selection.to_json(false) == alone.selection.to_json(false));
   CHECK(in_study.best_test.fraction_of_oracle == alone.best_test.fraction_of_oracle);
   CHECK(in_study.counters.kernel_runs == alone.counters.kernel_runs);
+}
+
+TEST_CASE("split_study: its runs report their progress, one report per finished run, in order") {
+  std::vector<std::pair<std::size_t, std::size_t>> seen;
+  const ProgressObserver before =
+      set_progress_observer([&](std::string_view what, std::size_t done, std::size_t total) {
+        if (what == "evolution runs") seen.emplace_back(done, total);
+      });
+  const SplitStudyResult r = small(2);
+  set_progress_observer(before);
+  REQUIRE(seen.size() == 6); // 3 splits x 2 seeds
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i].first == i + 1);
+    CHECK(seen[i].second == 6);
+  }
+  CHECK(r.rows.size() == 3);
 }
 
 } // namespace split_study_test
