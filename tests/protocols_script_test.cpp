@@ -94,6 +94,23 @@ TEST_CASE("protocols script: the wide panel's bars are counted apart from the is
   CHECK(!contains(wide.out, "Missed bars with runs one test shape alone"));
 }
 
+TEST_CASE("protocols script: the H200 measurements' bars are counted apart from the issue's") {
+  // Run by default, not on issue 18's acceptance list: a count of their own (the table of that
+  // protocol is this repository's measurements, seconds to run).
+  const auto both =
+      tv::test::run_shell(kScript + " --tool " TILEVOLVE_BINARY " --only 'six models' 2>&1");
+  INFO(both.out);
+  REQUIRE(both.status == 0);
+  CHECK(contains(both.out, "measured H200 lecture -> six models, seeds 0-4"));
+  CHECK(contains(both.out, "lecture -> six models, h100"));
+  CHECK(contains(both.out, "issue 18's acceptance list: "));
+  CHECK(contains(both.out, " of 4 bars met; this repository's H200 measurements (not on issue "
+                           "18's list): "));
+  CHECK(contains(both.out, " of 1 bars met\n"));
+  const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
+  CHECK(contains(listed.out, "measured H200 lecture half/half, 20 x 5\n"));
+}
+
 TEST_CASE("protocols script: one protocol end to end, its figures the binary's") {
   tv::test::ScratchDir dir("tv_protocols");
   const std::string json = dir.at("out.json");
