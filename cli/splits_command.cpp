@@ -62,7 +62,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
     one_shape.push_back({{"shape", shape}, {"runs", runs}});
   return {
       {"command", "splits"},
-      {"gpu", r.options.problem.gpu},
+      {"gpu", r.gpu},
       {"shapes", r.options.problem.shapes},
       {"split", r.options.problem.split},
       {"backend", r.options.problem.backend},
@@ -126,8 +126,15 @@ void run_splits_command(const SplitsCommandOptions& o) {
   else
     fmt::print("{}", r.report.text());
   if (!o.out.empty()) {
-    r.report.write(o.out);
-    if (!o.json) fmt::print("\nReport written to {}/report.md.\n", o.out);
+    // study.json beside the report: the figures as --json prints them, for scripts and for
+    // `tilevolve serve` (a directory holding it is a split study on the dashboard).
+    Report rep = r.report;
+    rep.files["study.json"] = to_json(r).dump(2) + "\n";
+    rep.write(o.out);
+    if (!o.json)
+      fmt::print("\nReport written to {0}/report.md, its figures to {0}/study.json (`tilevolve "
+                 "serve` shows the study).\n",
+                 o.out);
   }
 }
 
@@ -169,7 +176,9 @@ void add_splits_command(CLI::App& app) {
                   "features the mock LLM may bound when it splits a rule (as for evolve), e.g. M "
                   "or MNK")
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "write report.md into this directory");
+  cmd->add_option("--out", o->out,
+                  "write report.md and study.json (the --json object) into this directory; "
+                  "`tilevolve serve` shows a directory holding study.json as a split study");
   cmd->add_flag("--json", o->json, "print one JSON object to stdout instead of the report");
   cmd->callback([o] { run_splits_command(*o); });
 }

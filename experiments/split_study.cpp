@@ -240,6 +240,7 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
 
   // The report.
   const Problem& p0 = *problems.front().problem;
+  r.gpu = p0.gpu.name;
   Report& rep = r.report;
   rep.title =
       fixed ? std::string("tilevolve splits: evolution against the per-M table on one "

@@ -78,6 +78,8 @@ struct SplitRow {
 /// All splits and the summary over them.
 struct SplitStudyResult {
   SplitStudyOptions options;
+  /// The GPU profile the study ran on (a replay file's device when no --gpu chose one).
+  std::string gpu;
   std::vector<SplitRow> rows; ///< in split-seed order
   double mean_gap = 0;        ///< mean of the rows' gaps
   double mean_gap_se = 0;     ///< its standard error (sample sd / sqrt(splits); NaN for 1)

@@ -80,7 +80,7 @@ bool is_loopback_host(const std::string& host) {
 }
 
 DashboardServer::DashboardServer(const ServeOptions& options)
-    : options_(options), index_(options.runs_dir),
+    : options_(options), index_(options.runs_dir), studies_(options.runs_dir),
       server_(std::make_unique<BoundedServer>(ServerLimits{options.threads, ServerLimits{}.queue,
                                                            options.request_deadline_s,
                                                            ServerLimits{}.io_timeout_s})) {
@@ -143,6 +143,14 @@ void DashboardServer::add_routes() {
     if (index_.run_dir(name).empty()) return reply_text(res, 404, "no run named " + name);
     send_asset(res, "run.html");
   });
+  s.Get(R"(/study/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string name = req.matches[1];
+    if (const std::string why = component_problem(name); !why.empty())
+      return reply_text(res, 403, "refused study name: " + why);
+    if (studies_.study_dir(name).empty())
+      return reply_text(res, 404, "no split study named " + name);
+    send_asset(res, "study.html");
+  });
   s.Get(R"(/assets/([^/]+))", [](const httplib::Request& req, httplib::Response& res) {
     send_asset(res, req.matches[1]);
   });
@@ -158,14 +166,15 @@ void DashboardServer::add_routes() {
     const std::string name = req.matches[1], rel = req.matches[2];
     if (const std::string why = component_problem(name); !why.empty())
       return reply_text(res, 403, "refused run name: " + why);
-    const auto dir = index_.run_dir(name);
-    if (dir.empty()) return reply_text(res, 404, "no run named " + name);
+    auto dir = index_.run_dir(name);
+    if (dir.empty()) dir = studies_.study_dir(name);
+    if (dir.empty()) return reply_text(res, 404, "no run or split study named " + name);
     const ResolvedPath r = resolve_under(dir, rel);
     if (!r.ok()) return reply_text(res, r.status, r.why);
     // Run files are shown as text, never rendered: they are untrusted.
     send_file(res, r.path, "text/plain; charset=utf-8");
   });
-  add_json_api(s, index_);
+  add_json_api(s, index_, studies_);
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) reply_text(res, res.status, fmt::format("status {}", res.status));
   });

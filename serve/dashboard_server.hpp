@@ -7,9 +7,11 @@
 /// streamed, never read whole into memory.
 ///
 ///   /                      the index of runs          /run/NAME           one run's page
-///   /assets/FILE           the page assets            /lib/chart.js       Chart.js
-///   /files/NAME/FILE       a run's file, as text      /api/...            see json_api.hpp
+///   /study/NAME            one split study's page     /assets/FILE        the page assets
+///   /lib/chart.js          Chart.js                   /api/...            see json_api.hpp
+///   /files/NAME/FILE       a run's or a study's file, as text
 #include "serve/run_index.hpp"
+#include "serve/study_index.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -47,12 +49,14 @@ public:
   /// "http://HOST:PORT/" of the bound server.
   std::string url() const;
   RunIndex& index() { return index_; }
+  StudyIndex& studies() { return studies_; }
 
 private:
   void add_routes();
 
   ServeOptions options_;
   RunIndex index_;
+  StudyIndex studies_;
   std::unique_ptr<httplib::Server> server_;
   int port_ = 0;
 };

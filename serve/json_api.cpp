@@ -1,5 +1,6 @@
 #include "serve/json_api.hpp"
 
+#include "ir/error.hpp"
 #include "serve/path_safety.hpp"
 
 #include <charconv>
@@ -56,17 +57,40 @@ const json kEndpoints = json::array({
      {"what", "per-shape speedups over the expert of the best program and the baselines"}},
     {{"path", "/api/runs/NAME/events?offset=B&max_bytes=M"},
      {"what", "raw events from byte B; follow the stream by polling from 'next'"}},
+    {{"path", "/api/studies"},
+     {"what", "every split study (tilevolve splits --out DIR) under the runs directory, with "
+              "its headline figures"}},
+    {{"path", "/api/studies/NAME"}, {"what", "one split study: its study.json, as splits --json"}},
 });
 
 } // namespace
 
-void add_json_api(httplib::Server& server, RunIndex& index) {
+void add_json_api(httplib::Server& server, RunIndex& index, StudyIndex& studies) {
   server.Get("/api", [](const httplib::Request&, httplib::Response& res) {
     reply(res, {{"endpoints", kEndpoints}});
   });
   server.Get("/api/runs", [&index](const httplib::Request&, httplib::Response& res) {
     reply(res, {{"root", index.root().string()}, {"runs", index.summaries()}});
   });
+  server.Get("/api/studies", [&index, &studies](const httplib::Request&, httplib::Response& res) {
+    reply(res, {{"root", index.root().string()}, {"studies", studies.summaries()}});
+  });
+  server.Get(R"(/api/studies/([^/]+))",
+             [&index, &studies](const httplib::Request& req, httplib::Response& res) {
+               const std::string name = req.matches[1];
+               if (const std::string why = component_problem(name); !why.empty())
+                 return error(res, 403, "refused study name: " + why);
+               try {
+                 json doc = studies.study(name);
+                 if (doc.is_null())
+                   return error(res, 404,
+                                fmt::format("no split study named '{}' under {}", name,
+                                            index.root().string()));
+                 reply(res, doc);
+               } catch (const InputError& e) {
+                 error(res, 422, e.what());
+               }
+             });
   server.Get(R"(/api/runs/([^/]+))", [&index](const httplib::Request& req, httplib::Response& res) {
     const std::string name = req.matches[1];
     if (!check_run(index, name, res)) return;

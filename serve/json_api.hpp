@@ -13,9 +13,14 @@
 ///                                     {"offset", "next", "size", "events": [...],
 ///                                      "bad_lines"}: the raw events from byte B (0 or a line
 ///                                     start); poll again from "next" to follow the stream
+///   /api/studies                      {"root", "studies": [study summary ...]}: the split
+///                                     studies (`tilevolve splits --out DIR`) under the root
+///   /api/studies/NAME                 the study's study.json (what `splits --json` prints)
 ///
-/// Unknown runs answer 404, bad parameters 400, both with {"error": why}.
+/// Unknown runs and studies answer 404, bad parameters 400, a study file that cannot be read
+/// 422, all with {"error": why}.
 #include "serve/run_index.hpp"
+#include "serve/study_index.hpp"
 
 namespace httplib {
 class Server;
@@ -23,7 +28,7 @@ class Server;
 
 namespace tv {
 
-/// Registers the API routes on `server`; `index` must outlive it.
-void add_json_api(httplib::Server& server, RunIndex& index);
+/// Registers the API routes on `server`; `index` and `studies` must outlive it.
+void add_json_api(httplib::Server& server, RunIndex& index, StudyIndex& studies);
 
 } // namespace tv

@@ -1,10 +1,7 @@
 #include "serve/run_index.hpp"
 
-#include "ir/error.hpp"
-#include "serve/path_safety.hpp"
+#include "serve/named_directories.hpp"
 
-#include <algorithm>
-#include <fmt/format.h>
 #include <system_error>
 
 namespace tv {
@@ -17,42 +14,14 @@ bool is_run_directory(const fs::path& dir) {
          fs::is_regular_file(dir / "events.ndjson", ec);
 }
 
-RunIndex::RunIndex(const fs::path& root) {
-  std::error_code ec;
-  root_ = fs::canonical(root, ec);
-  if (ec || !fs::is_directory(root_, ec))
-    throw InputError(
-        fmt::format("runs directory '{}' does not exist or is not a directory", root.string()));
-}
-
-/// The name RUNS_DIR itself has when it is a run.
-static std::string root_run_name(const fs::path& root) {
-  const std::string n = root.filename().string();
-  return component_problem(n).empty() ? n : "run";
-}
+RunIndex::RunIndex(const fs::path& root) : root_(canonical_runs_dir(root)) {}
 
 std::vector<std::string> RunIndex::names() const {
-  std::vector<std::string> out;
-  if (is_run_directory(root_)) {
-    out.push_back(root_run_name(root_));
-    return out;
-  }
-  std::error_code ec;
-  for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!component_problem(name).empty()) continue;
-    const ResolvedPath r = resolve_under(root_, name, true);
-    if (r.ok() && is_run_directory(r.path)) out.push_back(name);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return named_directories(root_, is_run_directory, "run");
 }
 
 fs::path RunIndex::run_dir(const std::string& name) const {
-  if (!component_problem(name).empty()) return {};
-  if (is_run_directory(root_)) return name == root_run_name(root_) ? root_ : fs::path();
-  const ResolvedPath r = resolve_under(root_, name, true);
-  return r.ok() && is_run_directory(r.path) ? r.path : fs::path();
+  return named_directory(root_, name, is_run_directory, "run");
 }
 
 std::shared_ptr<RunIndex::Entry> RunIndex::entry(const std::string& name) {

@@ -243,6 +243,77 @@ TEST_CASE("dashboard in a browser: the index and a finished run's page show thei
             .find("cap: 100,000") != std::string::npos);
 }
 
+TEST_CASE("dashboard in a browser: a split study on the index and on its own page") {
+  const auto tools = browser_tools();
+  if (!tools) return;
+  const tv::test::ScratchDir scratch("tilevolve_browser_study");
+  const fs::path work = work_dir(scratch);
+  const tv::test::TmpdirOverride tmpdir((work / "tmp").string()); // Chromium's temp dirs too
+  const fs::path runs = work / "runs";
+  const auto r = tv::test::run_shell(
+      fmt::format("{} splits --gpu h100 --splits 3 --seeds 2 --budget 200 --out {} 2>&1",
+                  TILEVOLVE_BINARY, (runs / "h100-study").string()));
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  const json study =
+      json::parse(tv::test::read_text((runs / "h100-study" / "study.json").string()));
+  Server server(runs, work / "serve.log");
+  tv::test::Browser b(tools->chromium, tools->chromedriver, work);
+
+  // The index: no run, the study in its own table with its headline figures.
+  b.go(server.url + "/");
+  REQUIRE(b.wait_until("return window.tvDashboard && window.tvDashboard.updates > 0 && "
+                       "document.querySelectorAll('#studies tbody tr').length === 1"));
+  CHECK(b.eval("return document.getElementById('studies-section').hidden;") == false);
+  const json row = b.eval("return [...document.querySelector('#studies tbody tr').cells].map("
+                          "c => c.textContent);");
+  INFO(row.dump());
+  CHECK(row[0] == "h100-study");
+  CHECK(row[1] == "ok");
+  CHECK(row[2] == "h100");
+  CHECK(row[5] == "3");
+  CHECK(row[7] == fmt::format("{:+.2f}\u00a0±\u00a0{:.2f}\u00a0pts",
+                              100 * study["mean_test_gap_to_tree"].get<double>(),
+                              100 * study["mean_test_gap_to_tree_standard_error"].get<double>()));
+  CHECK(row[8] == fmt::format("{} of 3", study["splits_at_least_tree"].get<int>()));
+
+  // The study's page: one bar per split and method, the table's figures the file's.
+  b.go(server.url + "/study/h100-study");
+  REQUIRE(
+      b.wait_until("return window.tvDashboard.updates > 0 && window.tvDashboard.study !== null"));
+  const json points = b.eval(kChartPoints);
+  INFO(points.dump());
+  CHECK(points["chart-splits"] == json::array({3, 3, 3, 3}));
+  CHECK(points["chart-gaps"] == json::array({3}));
+  const json inked = b.eval(kInkedPixels);
+  for (const auto& [id, n] : inked.items())
+    CHECK(n.get<long long>() > 2000); // drawn, not blank
+  const json rows = b.eval("return [...document.querySelectorAll('#splits tbody tr')].map("
+                           "r => [...r.cells].map(c => c.textContent));");
+  INFO(rows.dump());
+  REQUIRE(rows.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& sp = study["splits"][i];
+    CHECK(rows[i][0] == std::to_string(sp["split_seed"].get<int>()));
+    CHECK(rows[i][1] == fmt::format("{:.1f}%", 100 * sp["evolved"]["test_median"].get<double>()));
+    CHECK(
+        rows[i][3] ==
+        fmt::format("{:.1f}%", 100 * sp["decision_tree"]["test_fraction_of_oracle"].get<double>()));
+    CHECK(rows[i][4] == fmt::format("{:+.2f} pts", 100 * sp["test_gap_to_tree"].get<double>()));
+  }
+  CHECK(b.eval("return document.getElementById('gap-tree').textContent;") ==
+        fmt::format("{:+.2f} pts", 100 * study["mean_test_gap_to_tree"].get<double>()));
+  CHECK(b.eval("return document.getElementById('problem').textContent;")
+            .get<std::string>()
+            .find("3 splits x 2 seeds") != std::string::npos);
+  // Its report, as text.
+  const json report = b.eval("return fetch(document.getElementById('report-link').href)"
+                             ".then(r => r.text());");
+  CHECK(report.get<std::string>().rfind("# tilevolve splits", 0) == 0);
+  b.resize(1400, 1500);
+  save_screenshot(b, "dashboard-study.png");
+}
+
 TEST_CASE("dashboard in a browser: a measured run's page shows its devices and poison pairs") {
   const auto tools = browser_tools();
   if (!tools) return;

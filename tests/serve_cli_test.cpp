@@ -3,6 +3,7 @@
 #include "serve/dashboard_server.hpp"
 #include "support/http.hpp"
 #include "support/process.hpp"
+#include "support/serve_process.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 
@@ -18,6 +19,7 @@ namespace serve_cli_test {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using tv::test::get_json;
 using tv::test::http_request;
 
 namespace {
@@ -56,33 +58,13 @@ const Runs& runs() {
   return r;
 }
 
-/// `tilevolve serve` on the test runs with a free port; the port once it printed its URL.
-struct Server {
+/// `tilevolve serve` on the test runs with a free port, each with a log of its own.
+struct Server : tv::test::ServeProcess {
   static inline int counter = 0;
-  tv::test::Process process;
-  int port = 0;
   explicit Server(const std::vector<std::string>& extra = {})
-      : process(
-            [&] {
-              std::vector<std::string> a{TILEVOLVE_BINARY, "serve", runs().runs.string(), "--port",
-                                         "0"};
-              a.insert(a.end(), extra.begin(), extra.end());
-              return a;
-            }(),
-            (runs().base / fmt::format("serve{}.log", counter++)).string()) {
-    REQUIRE(process.wait_for_output("http://"));
-    port = tv::test::url_port(tv::test::served_url(process.output()));
-    REQUIRE(port > 0);
-  }
+      : ServeProcess(runs().runs.string(),
+                     (runs().base / fmt::format("serve{}.log", counter++)).string(), extra) {}
 };
-
-json get_json(int port, const std::string& target, int expect = 200) {
-  const auto r = http_request(port, target);
-  INFO(target << " -> " << r.status << " " << r.body);
-  REQUIRE(r.status == expect);
-  CHECK(r.headers.find("Content-Type: application/json") != std::string::npos);
-  return json::parse(r.body);
-}
 
 } // namespace
 
@@ -124,7 +106,7 @@ TEST_CASE("serve: the API lists the runs and answers a run's state, per-shape vi
   CHECK(seen == lines);
   CHECK(offset == events.size());
 
-  CHECK(get_json(s.port, "/api")["endpoints"].size() == 4);
+  CHECK(get_json(s.port, "/api")["endpoints"].size() == 6);
   CHECK(get_json(s.port, "/api/runs/nope", 404)["error"].get<std::string>().find("no run named") !=
         std::string::npos);
   CHECK(get_json(s.port, "/api/runs/done/events?offset=3", 400)["error"].get<std::string>().find(

@@ -39,6 +39,14 @@ const tv = {
   count(v) { return typeof v === 'number' ? v.toLocaleString('en-US') : '-'; },
   /** A difference in points of the oracle, signed: "+0.42 pts". */
   points(v) { return typeof v === 'number' ? `${v >= 0 ? '+' : ''}${v.toFixed(2)} pts` : '-'; },
+  /** A difference of two fractions of the oracle in points, with its standard error (also a
+   * fraction; omitted when not a number): "+2.56 ± 0.41 pts". */
+  pointsSe(v, se) {
+    if (typeof v !== 'number') return '-';
+    const p = tv.points(100 * v);
+    // No break inside the figure (a narrow column wraps between whole figures only).
+    return typeof se === 'number' ? p.replace(' pts', `\u00a0±\u00a0${(100 * se).toFixed(2)}\u00a0pts`) : p;
+  },
   age(s) {
     if (typeof s !== 'number') return '-';
     if (s < 60) return `${Math.max(0, Math.round(s))} s ago`;
