@@ -131,7 +131,7 @@ TEST_CASE("serve: the split studies are listed with their headline figures, or w
   CHECK(runs["runs"][0]["name"] == "run");
 }
 
-TEST_CASE("serve: one study's figures, its page and its files; refusals with their reasons") {
+TEST_CASE("serve: one study's figures, its page and its files, and refusals with their reasons") {
   const Studies& s = studies();
   Server server(s.runs, s.base / "serve_one.log");
   CHECK(get_json(server.port, "/api/studies/study") == s.printed);

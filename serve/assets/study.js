@@ -6,7 +6,7 @@ const studyName = decodeURIComponent(location.pathname.split('/')[2] || '');
 const studyPage = { updates: 0, charts: {}, study: null };
 window.tvDashboard = studyPage;
 
-const studyColors = { evolved: '#1f6feb', tree: '#c2255c', cost: '#e67700', single: '#2b8a3e', perM: '#9c36b5' };
+const studyColors = { evolved: '#1f6feb', tree: '#c2255c', cost: '#e67700', single: '#2b8a3e' };
 
 Chart.defaults.animation = false;
 Chart.defaults.maintainAspectRatio = false;
