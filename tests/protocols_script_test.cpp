@@ -140,6 +140,21 @@ TEST_CASE("protocols script: one protocol end to end, its figures the binary's")
   CHECK(j["checks"].size() == 2);
 }
 
+TEST_CASE("protocols script: --default-budget drops the analytic protocols' --budget 2000") {
+  const auto plain = tv::test::run_shell(kScript + " --list 2>&1");
+  const auto defaults = tv::test::run_shell(kScript + " --list --default-budget 2>&1");
+  REQUIRE(plain.status == 0);
+  REQUIRE(defaults.status == 0);
+  CHECK(contains(plain.out, " --budget 2000"));
+  CHECK(!contains(defaults.out, "--budget"));
+  // The same protocols, the same commands but for the flag.
+  const auto a = tv::test::listed_commands(plain.out);
+  const auto b = tv::test::listed_commands(defaults.out);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    CHECK(tv::test::replaced_first(a[i], " --budget 2000", "") == b[i]);
+}
+
 TEST_CASE("protocols script: bad options exit 2 and say why") {
   using tv::test::check_refused;
   check_refused(kScript + " --only no-such-protocol",
