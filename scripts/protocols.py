@@ -12,6 +12,7 @@ data sets at once? Every protocol is one `tilevolve splits` or `tilevolve evolve
   python3 scripts/protocols.py --first-split 20    # the split studies on split seeds 20, 21, ...
   python3 scripts/protocols.py --wide              # also the wide panel (other GPUs, shape sets)
   python3 scripts/protocols.py --default-budget    # the analytic ones at the default budget
+  python3 scripts/protocols.py --out runs          # keep the split studies for `tilevolve serve`
 
 The figures: for a split study, the mean over splits of (evolved median - tree) in points and the
 splits where the evolved median is at least the tree; for a fixed train/test pair over seeds,
@@ -244,12 +245,35 @@ def run_json(cmd):
     return json.loads(done.stdout)
 
 
-def measure(tool, p, first_split=0):
-    """The protocol's result: a split study's JSON, or {seeds, median, tree} for a fixed pair."""
+def slug(name):
+    """A directory name for a protocol: lowercase letters, digits and single dashes."""
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
+
+def keep_study(out, p, study):
+    """Writes `study` (what `splits --json` printed) to OUT/<slug of the name>/study.json,
+    atomically: a directory `tilevolve serve OUT` shows as a split study."""
+    if not out:
+        return
+    d = os.path.join(out, slug(p.name))
+    os.makedirs(d, exist_ok=True)
+    tmp = os.path.join(d, ".study.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(study, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, os.path.join(d, "study.json"))
+
+
+def measure(tool, p, first_split=0, out=None):
+    """The protocol's result: a split study's JSON, or {seeds, median, tree} for a fixed pair.
+    With `out`, each `splits` command's study is also kept there (keep_study)."""
     if p.kind == "splits":
-        return run_json(command(tool, p, first_split=first_split))
+        study = run_json(command(tool, p, first_split=first_split))
+        keep_study(out, p, study)
+        return study
     if p.kind == "seeds1":  # one fixed split over seeds, from `splits`
         study = run_json(command(tool, p))
+        keep_study(out, p, study)
         row = study["splits"][0]
         seeds = row["evolved"]["test_fraction_of_oracle"]
         return {"seeds": seeds, "median": statistics.median(seeds),
@@ -294,6 +318,9 @@ def main(argv):
     ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE as JSON")
     ap.add_argument("--first-split", type=int, default=0, metavar="K",
                     help="run the split studies on split seeds K, K+1, ... (default 0)")
+    ap.add_argument("--out", metavar="DIR",
+                    help="also keep each split study (every protocol run by `tilevolve splits`) as "
+                         "DIR/NAME/study.json, which `tilevolve serve DIR` shows")
     ap.add_argument("--default-budget", action="store_true",
                     help="run issue 18's analytic protocols without their --budget 2000, so "
                          "every command of the issue's list runs with the tool's defaults")
@@ -312,6 +339,9 @@ def main(argv):
     if a.first_split < 0:
         print("protocols: --first-split must not be negative", file=sys.stderr)
         return 2
+    if a.out and os.path.exists(a.out) and not os.path.isdir(a.out):
+        print(f"protocols: --out {a.out}: exists and is not a directory", file=sys.stderr)
+        return 2
     if a.list:
         for p in chosen:
             cmd = command("tilevolve", p, "S" if p.kind == "seeds" else None, a.first_split)
@@ -323,12 +353,12 @@ def main(argv):
         return 2
     results, failed, start = {}, [], time.monotonic()
     with ThreadPoolExecutor(a.jobs) as pool:
-        futures = {pool.submit(measure, a.tool, p, a.first_split): p for p in chosen}
+        futures = {pool.submit(measure, a.tool, p, a.first_split, a.out): p for p in chosen}
         for k, done in enumerate(as_completed(futures), 1):
             p = futures[done]
             try:
                 results[p.name] = done.result()
-            except (RuntimeError, ValueError, KeyError) as e:
+            except (RuntimeError, ValueError, KeyError, OSError) as e:
                 failed.append(p.name)
                 print(f"protocols: {p.name}: {e}", file=sys.stderr)
             print(f"[{k}/{len(chosen)}, {time.monotonic() - start:.0f} s] {p.name}",

@@ -111,6 +111,31 @@ TEST_CASE("protocols script: the H200 measurements' bars are counted apart from 
   CHECK(contains(listed.out, "measured H200 lecture half/half, 20 x 5\n"));
 }
 
+TEST_CASE("protocols script: --out keeps each split study where the dashboard reads it") {
+  tv::test::ScratchDir dir("tv_protocols_out");
+  const std::string out = dir.at("runs");
+  const auto ran = tv::test::run_shell(
+      kScript + " --tool " TILEVOLVE_BINARY " --only 'H200 lecture -> six' --out " + out + " 2>&1");
+  INFO(ran.out);
+  REQUIRE(ran.status == 0);
+  // The same study `splits --json` prints for the protocol's command.
+  const auto study = nlohmann::json::parse(
+      tv::test::read_text(out + "/measured-h200-lecture-six-models-seeds-0-4/study.json"));
+  CHECK(study["splits"].size() == 1);
+  CHECK(study["gpu"] == "h200");
+  const auto direct = tv::test::run_shell(
+      "cd " TILEVOLVE_SOURCE_DIR " && " TILEVOLVE_BINARY
+      " splits --backend table:data/replay/h200_triton.csv --expert data/experts/h200_sample48.py "
+      "--shapes data/shapes/lecture.csv --test-shapes data/shapes/six_models_m2048.csv --splits 1 "
+      "--seeds 5 --json 2>/dev/null");
+  REQUIRE(direct.status == 0);
+  CHECK(nlohmann::json::parse(direct.out) == study);
+  tv::test::check_refused(kScript + " --out " + out +
+                              "/measured-h200-lecture-six-models-seeds-0-4/"
+                              "study.json --only first",
+                          "exists and is not a directory");
+}
+
 TEST_CASE("protocols script: one protocol end to end, its figures the binary's") {
   tv::test::ScratchDir dir("tv_protocols");
   const std::string json = dir.at("out.json");
