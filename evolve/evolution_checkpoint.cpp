@@ -208,15 +208,19 @@ void Evolution::write_backend_events() {
 }
 
 EvolutionResult Evolution::guarded_loop() {
+  // A run that ends early (its workers gave out, or a stop was requested) still writes what
+  // the backend reported, and syncs its stream, before the error leaves.
+  const auto flush = [this] {
+    write_backend_events();
+    if (s_->events) s_->events->sync();
+  };
   try {
     return loop();
   } catch (const GaveOutError&) {
-    write_backend_events();
-    if (s_->events) s_->events->sync();
+    flush();
     throw;
   } catch (const InterruptedError&) {
-    write_backend_events();
-    if (s_->events) s_->events->sync();
+    flush();
     throw;
   }
 }

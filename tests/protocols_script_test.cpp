@@ -118,16 +118,18 @@ TEST_CASE("protocols script: --out keeps each split study where the dashboard re
       kScript + " --tool " TILEVOLVE_BINARY " --only 'H200 lecture -> six' --out " + out + " 2>&1");
   INFO(ran.out);
   REQUIRE(ran.status == 0);
-  // The same study `splits --json` prints for the protocol's command.
+  // The same study `splits --json` prints for the protocol's command, as --list gives it.
   const auto study = nlohmann::json::parse(
       tv::test::read_text(out + "/measured-h200-lecture-six-models-seeds-0-4/study.json"));
   CHECK(study["splits"].size() == 1);
   CHECK(study["gpu"] == "h200");
-  const auto direct = tv::test::run_shell(
-      "cd " TILEVOLVE_SOURCE_DIR " && " TILEVOLVE_BINARY
-      " splits --backend table:data/replay/h200_triton.csv --expert data/experts/h200_sample48.py "
-      "--shapes data/shapes/lecture.csv --test-shapes data/shapes/six_models_m2048.csv --splits 1 "
-      "--seeds 5 --json 2>/dev/null");
+  const auto listed = tv::test::run_shell(kScript + " --list --only 'H200 lecture -> six' 2>&1");
+  const auto commands = tv::test::listed_commands(listed.out);
+  REQUIRE(commands.size() == 1);
+  std::string cmd = commands[0];
+  REQUIRE(cmd.rfind("tilevolve splits ", 0) == 0);
+  cmd.replace(0, 9, TILEVOLVE_BINARY);
+  const auto direct = tv::test::run_shell("cd " TILEVOLVE_SOURCE_DIR " && " + cmd + " 2>/dev/null");
   REQUIRE(direct.status == 0);
   CHECK(nlohmann::json::parse(direct.out) == study);
   tv::test::check_refused(kScript + " --out " + out +
