@@ -2,6 +2,7 @@
 
 #include "cli/exit_code.hpp"
 #include "cli/experiment_options.hpp"
+#include "cli/help_formatter.hpp"
 #include "cli/llm_options.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/problem_options.hpp"
@@ -470,7 +471,6 @@ void add_evolve_command(CLI::App& app) {
       ->capture_default_str();
   add_race_batch_option(*cmd, o->evo.cascade.race_batch);
   add_rule_penalty_option(*cmd, o->evo.rule_penalty);
-  add_folds_option(*cmd, o->evo.folds);
   add_result_options(*cmd, o->evo);
   cmd->add_flag_callback(
       "--no-cascade", [o] { o->evo.cascade.enabled = false; },
@@ -541,6 +541,19 @@ void add_evolve_command(CLI::App& app) {
   cmd->add_option("--confirm", o->confirm,
                   "re-measure a would-be new best this many more times before accepting it "
                   "(default 1 on a measured backend or a replay of one, else 0)");
+  arrange_help(
+      *cmd,
+      {{"Problem",
+        {"--gpu", "--shapes", "--workload-log", "--preset", "--tp", "--tokens", "--inline",
+         "--test-shapes", "--split", "--split-seed", "--backend", "--vendor-dispatch", "--expert"}},
+       {"Search",
+        {"--seed", "--budget", "--stagnation", "--max-kernel-runs", "--max-seconds",
+         "--candidates"}},
+       {"Passes after the search", {"--skip-pass"}},
+       {"Backend and workers", {"--cache", "--worker-cmd", "--devices", "--reps", "--warmup"}},
+       {"LLM", {"--llm", "--llm-model", "--api-key-env", "--max-tokens", "--max-requests"}},
+       {"Output", {"--out", "--resume", "--json", "--quiet", "--export-vllm", "--threads"}}},
+      "Output");
   cmd->callback([o, cmd] {
     const bool replay = o->llm.llm.rfind("replay:", 0) == 0;
     if (!o->model_alias.empty()) {

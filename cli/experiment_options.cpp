@@ -2,6 +2,7 @@
 
 #include "cli/number_checks.hpp"
 #include "evolve/evolution.hpp"
+#include "evolve/passes/pipeline.hpp"
 #include "ir/error.hpp"
 
 #include <filesystem>
@@ -27,7 +28,7 @@ void add_kernel_run_budget_option(CLI::App& cmd, KernelRunBudget& budget) {
   cmd.add_option_function<std::string>(
          "--max-kernel-runs",
          [&budget](const std::string& text) { budget = KernelRunBudget::parse(text); },
-         "time at most this many (shape, config) pairs, e.g. 2000, or this share of exhaustive "
+         "the most (shape, config) pairs a run may time, e.g. 2000, or a share of exhaustive "
          "tuning of the training shapes (every config on every training shape), e.g. 30%: the "
          "run stops at the first program whose new pairs do not fit in what is left, without "
          "timing it; a cap below what timing the expert on the training shapes takes (where "
@@ -40,20 +41,8 @@ void add_rule_penalty_option(CLI::App& cmd, double& rule_penalty) {
   cmd.add_option("--rule-penalty", rule_penalty,
                  "the search ranks programs by train speedup x (1 - X)^rules, so a rule must win "
                  "more than that to stay (guards against fitting measurement noise); default 0 on "
-                 "the analytic model and 0.01 on recorded or measured timings (0 with --folds)")
+                 "the analytic model and 0.01 on recorded or measured timings")
       ->check(number_in(0, 0.5));
-}
-
-void add_sampled_sizes_option(CLI::App& cmd, int& sampled_sizes) {
-  cmd.add_option("--sampled-sizes", sampled_sizes,
-                 "draw this many sizes inside the training shapes' range (M, N and K each "
-                 "log-uniform between the smallest and largest training value) and time on them "
-                 "the programs whose training figure is within 0.1% of the best (at most 16): "
-                 "the fastest there is the result, before polish, placement and guards; default "
-                 "64 on the analytic model, the one backend that times any size; 0 = off (the "
-                 "searched best); other backends refuse it (recorded timings hold no other "
-                 "sizes; measured runs: not yet); not with --folds")
-      ->check(integer_in(0, 100000));
 }
 
 void add_race_batch_option(CLI::App& cmd, int& race_batch) {
@@ -70,55 +59,59 @@ void add_race_batch_option(CLI::App& cmd, int& race_batch) {
       ->capture_default_str();
 }
 
-void add_folds_option(CLI::App& cmd, int& folds) {
-  cmd.add_option("--folds", folds,
-                 "model selection (experimental): K-fold cross-validation on the training shapes "
-                 "picks the result from the run's front of programs by size (thresholds placed "
-                 "between training values) or a tree refitted on its measurements; each fold is "
-                 "one more search of the same --budget, and under --max-kernel-runs the folds "
-                 "share half of the cap; 0 = off: the result is the best training score")
-      ->check(CLI::IsMember({0, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
-      ->capture_default_str();
-}
-
-void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
+void add_result_options(CLI::App& cmd, EvolutionOptions& o) {
+  std::string passes;
+  for (const auto& p : pipeline_passes())
+    passes += fmt::format("\n{}: {}", p->name(), p->help());
+  cmd.add_option_function<std::vector<std::string>>(
+         "--skip-pass",
+         [&o](const std::vector<std::string>& names) {
+           for (const std::string& name : names) {
+             check_pass_name(name);
+             o.skip(name);
+           }
+         },
+         "do not run this pass (repeat for more); the passes after the search, in the order "
+         "they run:" +
+             passes)
+      ->type_name("NAME")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--sampled-sizes", o.sampled_sizes,
+                 "sampled-sizes: draw this many sizes inside the training shapes' range (M, N "
+                 "and K each log-uniform between the smallest and largest training value) and "
+                 "time on them the programs whose training figure is within 0.1% of the best "
+                 "(at most 16); default 64 on the analytic model, the one backend that times any "
+                 "size; 0 = the pass does not run; other backends refuse it")
+      ->check(integer_in(0, 100000));
   const auto off = [&cmd](const char* name, bool& flag, const std::string& help) {
     cmd.add_flag_callback(
         name, [&flag] { flag = false; }, help);
   };
-  off("--searched-thresholds", s.place_thresholds,
-      "return the searched program's thresholds as they are (by default each one moves between "
-      "the training values it separates, near the middle of the gap in log space; no training "
-      "shape changes its config)");
-  off("--no-refit-validation", s.refit_validation,
-      "return the searched program even where a decision tree refitted on the run's own "
-      "measurements does better on held-out folds of the training shapes (by default such a "
-      "tree is the result when that held-out figure beats the searched program's training "
-      "figure, charged as --no-optimism-charge says; no kernel runs either way)");
-  off("--no-optimism-charge", s.optimism_charge,
-      "in refit validation, compare the tree's held-out figure with the searched program's "
+  off("--no-optimism-charge", o.optimism_charge,
+      "in refit-validation, compare the tree's held-out figure with the searched program's "
       "training figure as it is (by default, on recorded or measured timings, that figure is "
       "first lowered by the optimism of a refitted tree of as many leaves: how much better the "
       "folds' trees fit their own shapes than the held-out ones; never on the analytic model)");
-  off("--no-refit-lookahead", s.refit_lookahead,
-      "in refit validation, cross-validate greedy trees only (by default trees grown with a "
+  off("--no-refit-lookahead", o.refit_lookahead,
+      "in refit-validation, cross-validate greedy trees only (by default trees grown with a "
       "two-step lookahead, each node taking of its 10 best splits the one whose own gain plus "
       "its better child's best gain is largest, are cross-validated on the same folds too, and "
       "the growth with the better held-out figure is refitted; no kernel runs either way)");
-  off("--no-refit-complexity", s.refit_complexity,
-      "in refit validation, choose the refitted tree's leaf count as the one with the best "
+  off("--no-refit-complexity", o.refit_complexity,
+      "in refit-validation, choose the refitted tree's leaf count as the one with the best "
       "held-out figure on the folds (by default a charge per leaf is chosen on the folds, as "
       "CART's cost-complexity pruning does, and the tree is the one that charge picks from the "
       "fit on every training shape, which may have more leaves than the folds' trees; no kernel "
       "runs either way)");
-  off("--no-refit-extremes", s.refit_extremes,
-      "in refit validation's cost-complexity, keep the charge per leaf with the best held-out "
+  off("--no-refit-extremes", o.refit_extremes,
+      "in refit-validation's cost-complexity, keep the charge per leaf with the best held-out "
       "figure on the folds (by default, of the charges within one standard error of it, the one "
       "whose trees do best on up to six more folds that hold out the training shapes of the "
       "largest and of the smallest M, N and K: random folds cannot tell those sizes apart, the "
       "extremes say which carries over past the training shapes' range; no kernel runs either "
       "way)");
-  off("--no-model-prior", s.model_prior,
+  off("--no-model-prior", o.model_prior,
       fmt::format("refit on the run's measurements alone (by default every refit of them, the "
                   "search's, leaf exploration's, refit validation's and the cost-matched tree's, "
                   "leans on the analytic model where the model orders the fitted shapes' timed "
@@ -128,40 +121,18 @@ void add_result_options(CLI::App& cmd, const ResultSwitches& s) {
                   "first; no kernel runs either way; always off on the analytic backend, whose "
                   "timings are the model's own)",
                   kModelPriorTau, kModelPriorShapes));
-  off("--no-wave-guards", s.wave_guards,
-      "return the result's rules without wave guards (by default each rule whose training "
-      "shapes fill w waves of its own tile gets `cdiv(M, BM) * cdiv(N, BN) <= w x units`, so an "
-      "unseen shape whose grid would spill into one more wave goes on to the later rules; no "
-      "training shape changes its config)");
-  off("--no-guard-validation", s.guard_validation,
-      "give every rule its wave guard (by default guards placed on folds of the training shapes "
-      "are judged on the held-out shapes they send to a later rule, and a rule whose diverted "
-      "shapes ran slower in sum, as the run measured them, gets none; the pairs it needs and the "
-      "run lacks are timed within --max-kernel-runs)");
-  off("--no-guard-returns", s.guard_returns,
+  off("--no-guard-returns", o.guard_returns,
       "leave the wave guards without return rules (by default a shape one tile row high, M <= "
       "BM, that a rule's guard or its bounds on N, M * N or tile counts would send on to a later "
       "rule or the default whose tile is the rule's made taller, where it would launch the same "
       "tiles, each padding more rows, gets the rule's config back from a rule just before that "
       "one; no training shape changes its config)");
-  off("--no-wave-floors", s.wave_floors,
+  off("--no-wave-floors", o.wave_floors,
       "leave the wave guards without floors (by default a rule each of whose training shapes "
       "fills at least two waves of its own tile gets cdiv(M, BM) * cdiv(N, BN) >= the GPU's "
       "units, so an unseen shape that would leave units idle goes on to the later rules; guard "
       "validation judges each floor apart)");
-  off("--no-polish", s.polish,
-      "return the searched program's configs as they are (by default each rule's config, and "
-      "the default's, is replaced by a config one field away that is faster on the training "
-      "shapes the rule decides, while one is; it times at most half as many pairs again as the "
-      "search did, within --max-kernel-runs; not with --folds)");
-  off("--no-explore", s.explore,
-      "leave unspent what the search did not spend of --max-kernel-runs (by default it goes to "
-      "leaf exploration: on each leaf of decision trees refitted on the run's measurements, the "
-      "leaf's config, the configs measured fastest on its shapes and, on a table, those the "
-      "analytic model ranks first are timed on the leaf's shapes, before polish and refit "
-      "validation; without a cap, at most 1% of the kernel runs of exhaustive tuning of the "
-      "training shapes, and never past 4% for the whole run; not with --folds)");
-  off("--no-analytic-seed", s.analytic_seed,
+  off("--no-analytic-seed", o.analytic_seed,
       "start the search from the expert alone (by default, on a recorded table under a "
       "kernel-run cap, the decision tree the analytic model of the GPU fits on the training "
       "shapes starts it too: timed on the training shapes raced against the expert, so where "

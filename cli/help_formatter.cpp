@@ -1,6 +1,9 @@
 #include "cli/help_formatter.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <stdexcept>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -79,8 +82,97 @@ std::string WrappingFormatter::entry(const std::string& name,
   return out + "\n";
 }
 
+namespace {
+
+/// The order arrange_help gave each command's groups.
+std::map<const CLI::App*, std::vector<std::string>>& group_order() {
+  static std::map<const CLI::App*, std::vector<std::string>> order;
+  return order;
+}
+
+} // namespace
+
+void arrange_help(CLI::App& cmd, const HelpGroups& groups, const std::string& help_group) {
+  std::vector<std::string>& order = group_order()[&cmd];
+  order.clear();
+  for (const auto& g : groups)
+    order.push_back(g.first);
+  order.push_back(kAdvancedGroup);
+  for (CLI::Option* o : cmd.get_options())
+    o->group(kAdvancedGroup);
+  // Groups are listed in the order their first option was made: the help flags go last.
+  cmd.set_help_flag();
+  for (const auto& [title, names] : groups)
+    for (const std::string& name : names) {
+      CLI::Option* o = cmd.get_option_no_throw(name);
+      if (!o) throw std::logic_error("arrange_help: no option " + name);
+      o->group(title);
+    }
+  cmd.set_help_flag("-h,--help", "print the options most runs need and exit")->group(help_group);
+  cmd.set_help_all_flag("--help-all", "print every option, the advanced ones too, in full, and "
+                                      "exit")
+      ->group(help_group);
+}
+
+std::string brief_description(const std::string& text) {
+  // A description in lines (a list) keeps its lines; the first is cut.
+  const std::size_t line_end = text.find('\n');
+  if (line_end != std::string::npos)
+    return brief_description(text.substr(0, line_end)) + text.substr(line_end);
+  // The first "; ", ": " or ". " outside parentheses that leaves 12 characters or more (not
+  // the stop of "e.g." or "i.e.").
+  int depth = 0;
+  std::size_t cut = std::string::npos;
+  for (std::size_t at = 0; at + 1 < text.size() && cut == std::string::npos; ++at) {
+    const char c = text[at];
+    if (c == '(') ++depth;
+    if (c == ')' && depth > 0) --depth;
+    if (depth > 0 || at < 12 || text[at + 1] != ' ' || (c != ';' && c != ':' && c != '.')) continue;
+    if (c == '.' && (text.compare(at - 3, 3, "e.g") == 0 || text.compare(at - 3, 3, "i.e") == 0))
+      continue;
+    cut = at;
+  }
+  return cut == std::string::npos ? text : text.substr(0, cut);
+}
+
 std::string WrappingFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
-  return entry(make_option_name(opt, is_positional) + make_option_opts(opt), make_option_desc(opt));
+  std::string opts = make_option_opts(opt);
+  if (brief_) {
+    // "INT:from 1 to 65536=8" -> "INT=8": the range is --help-all's.
+    const std::size_t colon = opts.find(':');
+    if (colon != std::string::npos) {
+      const std::size_t eq = opts.find('=', colon);
+      opts = opts.substr(0, colon) + (eq == std::string::npos ? "" : opts.substr(eq));
+    }
+  }
+  const std::string desc = make_option_desc(opt);
+  return entry(make_option_name(opt, is_positional) + opts,
+               brief_ ? brief_description(desc) : desc);
+}
+
+std::string WrappingFormatter::groups(const CLI::App* app, bool brief) const {
+  std::string out;
+  std::vector<std::string> names = app->get_groups();
+  if (const auto it = group_order().find(app); it != group_order().end()) names = it->second;
+  for (const std::string& group : names) {
+    if (group.empty() || (brief && group == kAdvancedGroup)) continue;
+    const std::vector<const CLI::Option*> opts = app->get_options(
+        [&](const CLI::Option* o) { return o->get_group() == group && o->nonpositional(); });
+    if (opts.empty()) continue;
+    out += make_group(group, false, opts);
+  }
+  return out;
+}
+
+std::string WrappingFormatter::make_help(const CLI::App* app, std::string name,
+                                         CLI::AppFormatMode mode) const {
+  if (mode == CLI::AppFormatMode::Sub || !app->get_help_all_ptr())
+    return CLI::Formatter::make_help(app, std::move(name), mode);
+  brief_ = mode != CLI::AppFormatMode::All;
+  std::string out = make_description(app) + make_usage(app, name) + make_positionals(app) +
+                    groups(app, brief_) + make_subcommands(app, mode) + "\n" + make_footer(app);
+  brief_ = false;
+  return out;
 }
 
 std::string WrappingFormatter::make_subcommand(const CLI::App* sub) const {

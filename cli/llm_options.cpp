@@ -12,7 +12,8 @@ namespace tv {
 void add_llm_options(CLI::App& cmd, LlmOptions& o) {
   LlmSettings& s = o.settings;
   cmd.add_option("--llm", o.llm,
-                 "mutator: mock (the deterministic mock LLM), openai:URL (an OpenAI-compatible "
+                 "who proposes the edits: mock (the deterministic mock LLM), openai:URL (an "
+                 "OpenAI-compatible "
                  "chat-completions server such as vLLM, Ollama or llama.cpp: URL like "
                  "http://127.0.0.1:8000/v1; https works, with TLS from Debian's cpp-httplib "
                  "build), or replay:RUN_DIR (rerun a recorded LLM run from its "

@@ -16,7 +16,7 @@ namespace {
 const std::string& gpu_help() {
   static const std::string text = [] {
     const std::vector<std::string> known = known_gpus();
-    return fmt::format("GPU profile: a name from data/gpus ({}) or a path to a .json profile",
+    return fmt::format("GPU profile, a name from data/gpus ({}) or a path to a .json profile",
                        known.empty() ? std::string("none found")
                                      : fmt::format("{}", fmt::join(known, ", ")));
   }();

@@ -57,6 +57,7 @@ nlohmann::json to_json(const SplitStudyResult& r) {
                     {"model_tau", taus},
                     {"max_kernel_run_fraction", row.max_kernel_fraction}});
   }
+  const EvolutionOptions& run = r.options.run;
   nlohmann::json one_shape = nlohmann::json::array();
   for (const auto& [shape, runs] : r.one_shape_losses)
     one_shape.push_back({{"shape", shape}, {"runs", runs}});
@@ -66,12 +67,11 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"shapes", r.options.problem.shapes},
       {"split", r.options.problem.split},
       {"backend", r.options.problem.backend},
-      {"budget", r.options.budget},
-      {"stagnation", r.options.stagnation},
-      {"max_kernel_runs", r.options.kernel_runs.any() ? nlohmann::json(r.options.kernel_runs.text())
-                                                      : nlohmann::json()},
-      {"rule_penalty",
-       r.options.rule_penalty >= 0 ? nlohmann::json(r.options.rule_penalty) : nlohmann::json()},
+      {"budget", run.budget},
+      {"stagnation", run.stagnation},
+      {"max_kernel_runs",
+       run.kernel_runs.any() ? nlohmann::json(run.kernel_runs.text()) : nlohmann::json()},
+      {"rule_penalty", run.rule_penalty >= 0 ? nlohmann::json(run.rule_penalty) : nlohmann::json()},
       {"seeds", r.options.seeds},
       {"first_split", r.options.first_split},
       {"mutator", MockLlm::name_for(r.options.mutator)},
@@ -91,23 +91,17 @@ nlohmann::json to_json(const SplitStudyResult& r) {
       {"worst_run_gap_to_tree", r.worst_run_tree_gap},
       {"runs_below_tree", r.runs_below_tree},
       {"runs_below_tree_by_one_shape", r.runs_below_tree_by_one_shape},
-      {"folds", r.options.folds},
-      {"place_thresholds", r.options.place_thresholds},
-      {"refit_validation", r.options.refit_validation},
-      {"wave_guards", r.options.wave_guards},
-      {"guard_validation", r.options.guard_validation},
-      {"guard_returns", r.options.guard_returns},
-      {"wave_floors", r.options.wave_floors},
-      {"polish", r.options.polish},
-      {"explore", r.options.explore},
-      {"analytic_seed", r.options.analytic_seed},
-      {"optimism_charge", r.options.optimism_charge},
-      {"refit_lookahead", r.options.refit_lookahead},
-      {"refit_complexity", r.options.refit_complexity},
-      {"refit_extremes", r.options.refit_extremes},
-      {"model_prior", r.options.model_prior},
-      {"sampled_sizes", r.options.sampled_sizes},
-      {"race_batch", r.options.race_batch},
+      {"skip_passes", run.skip_passes},
+      {"guard_returns", run.guard_returns},
+      {"wave_floors", run.wave_floors},
+      {"analytic_seed", run.analytic_seed},
+      {"optimism_charge", run.optimism_charge},
+      {"refit_lookahead", run.refit_lookahead},
+      {"refit_complexity", run.refit_complexity},
+      {"refit_extremes", run.refit_extremes},
+      {"model_prior", run.model_prior},
+      {"sampled_sizes", run.sampled_sizes},
+      {"race_batch", run.cascade.race_batch},
       {"mean_test_gap_to_cost_matched_tree", r.mean_cost_tree_gap},
       {"splits_at_least_cost_matched_tree", r.splits_at_least_cost_tree},
       {"splits_at_least_best_single_config", r.splits_at_least_best_single},
@@ -150,15 +144,14 @@ void add_splits_command(CLI::App& app) {
                 "every pair and the tree on the pairs each run timed (lecture shapes on the "
                 "analytic model unless --shapes / --backend say otherwise)");
   add_problem_options(*cmd, o->study.problem, ProblemOptionSet::over_seeds);
-  cmd->add_option("--budget", o->study.budget, "programs proposed per evolution run")
+  cmd->add_option("--budget", o->study.run.budget, "programs proposed per evolution run")
       ->check(integer_in(0, kMaxCount))
       ->capture_default_str();
-  add_stagnation_option(*cmd, o->study.stagnation);
-  add_kernel_run_budget_option(*cmd, o->study.kernel_runs);
-  add_rule_penalty_option(*cmd, o->study.rule_penalty);
-  add_race_batch_option(*cmd, o->study.race_batch);
-  add_folds_option(*cmd, o->study.folds);
-  add_result_options(*cmd, o->study);
+  add_stagnation_option(*cmd, o->study.run.stagnation);
+  add_kernel_run_budget_option(*cmd, o->study.run.kernel_runs);
+  add_rule_penalty_option(*cmd, o->study.run.rule_penalty);
+  add_race_batch_option(*cmd, o->study.run.cascade.race_batch);
+  add_result_options(*cmd, o->study.run);
   cmd->add_option("--splits", o->study.splits,
                   "random half/half splits (split seeds K .. K+N-1, K = --first-split)")
       ->check(integer_in(1, 100000))

@@ -1,5 +1,7 @@
 #include "evolve/checkpoint.hpp"
 
+#include <algorithm>
+
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
 #include "models/json_text.hpp"
@@ -11,7 +13,9 @@ namespace tv {
 
 namespace {
 
-constexpr int kCheckpointVersion = 2;
+constexpr int kCheckpointVersion = 3;
+/// The oldest version read (evolution_checkpoint.cpp migrates what changed since).
+constexpr int kOldestCheckpointVersion = 2;
 
 std::string hex64(std::uint64_t v) {
   return fmt::format("{:016x}", v);
@@ -38,7 +42,7 @@ std::string checkpoint_text(const nlohmann::json& state, const std::string& fing
 }
 
 nlohmann::json checkpoint_state(std::string_view text, const std::string& path,
-                                const std::string& fingerprint) {
+                                const std::vector<std::string>& fingerprints, int* version_out) {
   nlohmann::json cp;
   try {
     cp = parse_json_text(text, path);
@@ -53,14 +57,17 @@ nlohmann::json checkpoint_state(std::string_view text, const std::string& path,
     throw InputError(fmt::format("{}: not a tilevolve checkpoint", path));
   const auto version = cp.find("version");
   if (version == cp.end() || !version->is_number_integer() ||
-      version->get<long long>() != kCheckpointVersion)
-    throw InputError(fmt::format("{}: checkpoint version {} is not supported (expected {})", path,
-                                 version == cp.end() ? "(none)" : version->dump(),
-                                 kCheckpointVersion));
+      version->get<long long>() < kOldestCheckpointVersion ||
+      version->get<long long>() > kCheckpointVersion)
+    throw InputError(fmt::format("{}: checkpoint version {} is not supported (expected {} to {})",
+                                 path, version == cp.end() ? "(none)" : version->dump(),
+                                 kOldestCheckpointVersion, kCheckpointVersion));
+  if (version_out) *version_out = int(version->get<long long>());
   const auto st = cp.find("state");
   if (st == cp.end() || !st->is_object() || text_field("checksum") != hex64(digest(st->dump())))
     throw InputError(fmt::format("{}: checksum mismatch: the checkpoint is corrupt", path));
-  if (text_field("fingerprint") != fingerprint)
+  if (std::find(fingerprints.begin(), fingerprints.end(), text_field("fingerprint")) ==
+      fingerprints.end())
     throw InputError(fmt::format("{}: the checkpoint belongs to a different run configuration "
                                  "(options, shapes, GPU or expert changed since it was written)",
                                  path));

@@ -12,6 +12,7 @@
 #include "evolve/candidate_merge.hpp"
 #include "evolve/evolution_detail.hpp"
 #include "evolve/mutators/reply_parser.hpp"
+#include "evolve/passes/pipeline.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/viewer_data.hpp"
 #include "ir/diff.hpp"
@@ -33,6 +34,9 @@
 #include <sstream>
 
 namespace tv {
+
+using evolution_detail::behaviour;
+using evolution_detail::stage_counter;
 
 namespace {
 
@@ -57,6 +61,10 @@ nlohmann::json seed_event(std::uint64_t id, const Evaluation& ev, std::optional<
   if (train) e["train"] = *train;
   return e;
 }
+
+} // namespace
+
+namespace evolution_detail {
 
 long long& stage_counter(Counters& c, Stage s) {
   switch (s) {
@@ -84,8 +92,6 @@ long long& stage_counter(Counters& c, Stage s) {
   return c.full;
 }
 
-/// Fingerprint of what `p` decides on `rows`: programs with equal fingerprints choose the same
-/// config for every training shape, so timing one tells everything about the other.
 std::uint64_t behaviour(const Program& p, const Problem& problem) {
   std::uint64_t h = 0x6265686176696f72ULL;
   for (auto r : problem.train_rows)
@@ -93,8 +99,6 @@ std::uint64_t behaviour(const Program& p, const Problem& problem) {
   return h;
 }
 
-/// The SEARCH/REPLACE blocks of a reply, re-formatted, or the line diff from the parent to
-/// the child when the reply held no diff (a whole program).
 std::string diff_text_of(const std::string& reply, const std::string& parent_text,
                          const Program& child) {
   const ParsedReply parsed = parse_reply(reply);
@@ -103,7 +107,11 @@ std::string diff_text_of(const std::string& reply, const std::string& parent_tex
              : format_diff(diff_lines(parent_text, print_program(child)));
 }
 
-} // namespace
+} // namespace evolution_detail
+
+bool is_run_step(const std::string& op) {
+  return op == "seed" || op == "analytic seed";
+}
 
 // Options (to_json, from_json) and run_config: evolution_options.cpp.
 // The run state (Evolution::State): evolution_detail.hpp.
@@ -115,8 +123,8 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.budget < 0) throw InputError("budget must not be negative");
   if (options_.database.islands < 1) throw InputError("there must be at least one island");
   if (options_.candidates < 1) throw InputError("candidates must be at least 1");
-  if (options_.folds < 0) throw InputError("folds must not be negative");
-  if (options_.folds == 1) throw InputError("cross-validation needs at least 2 folds (0 = off)");
+  for (const std::string& name : options_.skip_passes)
+    check_pass_name(name);
   options_ = with_backend_defaults(std::move(options_), problem);
   if (!(options_.rule_penalty < 1)) throw InputError("the rule penalty must be a fraction below 1");
 }
@@ -127,17 +135,6 @@ double Evolution::selection_score(double speedup, const Program& p) const {
 
 nlohmann::json Evolution::timed_pairs() const {
   return s_ ? s_->eval.cache_to_json() : nlohmann::json::array();
-}
-
-void Evolution::select_model() {
-  State& s = *s_;
-  ModelSelection m = cross_validate(*problem_, *mutator_, options_);
-  // What the folds timed is the run's: counted once, and known to the main search.
-  s.counters.kernel_runs += m.kernel_runs;
-  s.per_op["selection"].kernel_runs += m.kernel_runs;
-  if (m.kernel_runs > 0) s.eval.cache_from_json(m.cache);
-  if (s.events) s.events->write({{"event", "selection"}, {"selection", m.to_json(false)}});
-  s.selection = std::move(m);
 }
 
 long long Evolution::kernel_cap() const {
@@ -191,7 +188,6 @@ void Evolution::seed_run() {
     s.db.add(c, s.rng);
   }
   s.best = s.db.best();
-  s.front.offer({c, ev.train.speedup_vs_expert, "seed", ""});
   s.seen.insert(hash_value(expert));
   s.behaviours.insert(behaviour(expert, *problem_));
   s.best_times = ev.train_times;
@@ -241,7 +237,6 @@ void Evolution::seed_analytic() {
       c.island = i;
       s.db.add(c, s.rng);
     }
-    s.front.offer({c, ev.train.speedup_vs_expert, "seed", ""});
     for (std::size_t i = 0; i < ev.train_times.size(); ++i)
       if (ev.train_times[i] < s.best_times[i]) {
         s.best_times[i] = ev.train_times[i];
@@ -265,14 +260,6 @@ void Evolution::seed_analytic() {
     s.events->write(b);
   }
 }
-
-// One child of a parent, once the cascade (or an earlier stage) is done with it.
-struct Evolution::Child {
-  std::uint64_t id = 0;
-  Stage stage = Stage::full;
-  double score = 0;
-  Program program;
-};
 
 MutationRequest Evolution::make_request(const ParentSample& sample) {
   State& s = *s_;
@@ -304,186 +291,7 @@ MutationRequest Evolution::make_request(const ParentSample& sample) {
   return request;
 }
 
-Evolution::Child Evolution::settle(const ParentSample& sample, const std::string& parent_text,
-                                   const MutationReply& reply, const std::string* merged_text,
-                                   const std::vector<std::uint64_t>& merged_from) {
-  State& s = *s_;
-  ++s.done;
-  ++s.since_best;
-  Child out;
-  const std::uint64_t id = s.next_id++;
-  out.id = id;
-  const Candidate& parent = sample.parent;
-  const std::string op = reply.op.empty() ? "unknown" : reply.op;
-  Counters delta;
-  delta.proposed = 1;
-  Stage stage = Stage::full;
-  std::string reason;
-  std::optional<Program> parsed; // the child as written, before unexercised rules are dropped
-  Evaluation ev;
-  const auto parse = [&](const std::string& text) {
-    if (ParseResult pr = parse_program(text); !pr.ok()) {
-      stage = Stage::parse_failed;
-      reason = pr.error->str();
-    } else {
-      parsed = std::move(*pr.program);
-    }
-  };
-  if (!reply.ok) {
-    stage = Stage::mutator_failed;
-    reason = reply.error;
-  } else if (merged_text) {
-    parse(*merged_text);
-  } else if (reply.child) {
-    parsed = reply.child; // what its text gives, as the mutator made it (see MutationReply)
-  } else if (ReplyEdit edit = edit_from_reply(reply.text, parent_text); !edit.ok()) {
-    stage = Stage::diff_failed;
-    reason = edit.failure;
-  } else {
-    parse(edit.child_text);
-  }
-  if (stage == Stage::full) {
-    if (const Program child =
-            options_.drop_unexercised ? drop_unexercised_rules(*parsed, s.train_shapes) : *parsed;
-        child == parent.program || !s.seen.insert(hash_value(child)).second) {
-      stage = Stage::noop;
-      reason =
-          child == parent.program ? "same program as its parent" : "same program as an earlier one";
-    } else if (const std::uint64_t decisions = behaviour(child, *problem_);
-               s.behaviours.count(decisions) && problem_->static_issues(child).empty()) {
-      // A launchable child that decides every training shape like an earlier program adds
-      // nothing the database can rank: it would only crowd out diversity.
-      stage = Stage::noop;
-      reason = "same decisions as an earlier program on every training shape";
-    } else {
-      const double ref = s.eval.cached_probe_score(parent.program).speedup_vs_expert;
-      // The cap is a cap: a stage whose new pairs do not fit is not timed (over_budget), and
-      // the run stops there. (Going on with the programs that fit, on pairs already timed,
-      // was measured: no better on the replay protocols, and each proposal costs an LLM call.)
-      // Racing saves kernel runs where they run short: from half the cap on (none without a
-      // cap), and before that for a child whose new pairs would take at least
-      // kRaceCostlyChildShare of what is left. Other children, and every child of an uncapped
-      // run, are timed in full as before and join the database (racing every child from the
-      // start cost the measured protocol on mi300x 0.85 points; README, "Racing").
-      const long long left_now = kernel_runs_left();
-      const bool late = left_now >= 0 &&
-                        double(s.counters.kernel_runs) >= kRaceFromCapShare * double(kernel_cap());
-      const long long race_from =
-          late ? 0 : (long long)std::ceil(kRaceCostlyChildShare * double(left_now));
-      ev = s.eval.evaluate(child, ref, left_now, left_now >= 0 ? &parent.program : nullptr,
-                           race_from);
-      if (ev.stage == Stage::race_reject) s.raced.push_back(child);
-      if (ev.stage != Stage::static_reject) s.behaviours.insert(decisions);
-      stage = ev.stage;
-      reason = ev.reason;
-      delta.kernel_runs = ev.kernel_runs;
-      delta.cache_hits = ev.cache_hits;
-      if (stage == Stage::static_reject)
-        delta.static_reasons[CascadeEvaluator::reason_category(reason)] = 1;
-      const double bar = 1.0 + options_.noise_threshold;
-      // Kernels within a few percent swap places from run to run: a would-be new best is
-      // re-measured first, and taken only when that fits in the cap too.
-      const long long confirm_runs =
-          (long long)options_.confirm_samples * (long long)problem_->train_rows.size();
-      const long long left = kernel_runs_left(); // this child's first timings not counted yet
-      if (stage != Stage::full || confirm_runs == 0 ||
-          !(selection_score(ev.train.speedup_vs_expert, child) > s.best.score * bar)) {
-        // nothing to re-measure
-      } else if (left >= 0 && left - ev.kernel_runs < confirm_runs) {
-        stage = Stage::over_budget;
-        reason = fmt::format("re-measuring a would-be new best needs {} kernel runs and the "
-                             "run has {} left",
-                             confirm_runs, std::max(0LL, left - ev.kernel_runs));
-      } else {
-        const Evaluation again = s.eval.confirm(child, ev.train_times, options_.confirm_samples);
-        delta.kernel_runs += again.kernel_runs;
-        if (again.stage != Stage::full) {
-          stage = Stage::timing_failed;
-          reason = "re-measuring a would-be new best: " + again.reason;
-        } else {
-          ev.train = again.train;
-          ev.train_times = again.train_times;
-        }
-      }
-      if (stage == Stage::full) {
-        Candidate c;
-        c.id = id;
-        c.parent = parent.id;
-        c.program = child;
-        c.score = selection_score(ev.train.speedup_vs_expert, child);
-        c.island = sample.island;
-        out.program = child;
-        out.score = c.score;
-        const bool new_best = c.score > s.best.score * bar;
-        if (c.score > parent.score * bar) delta.improved = 1;
-        if (new_best) {
-          delta.new_best = 1;
-          s.best = c;
-          s.improvements.push_back({s.done, id, c.score, op});
-          s.best_reply = reply.text;
-          s.best_diff = diff_text_of(reply.text, parent_text, child);
-          s.best_op = op;
-          s.since_best = 0;
-        }
-        s.db.add(c, s.rng);
-        if (s.front.improves(program_size(c.program), ev.train.speedup_vs_expert)) {
-          const std::string diff =
-              new_best ? s.best_diff : diff_text_of(reply.text, parent_text, c.program);
-          s.front.offer({c, ev.train.speedup_vs_expert, op, diff});
-        }
-        for (std::size_t i = 0; i < ev.train_times.size(); ++i)
-          if (ev.train_times[i] < s.best_times[i]) {
-            s.best_times[i] = ev.train_times[i];
-            s.best_configs[i] = c.program.choose(s.train_shapes[i]);
-          }
-      }
-    }
-  }
-  out.stage = stage;
-  stage_counter(delta, stage) = 1;
-  s.counters.add(delta);
-  s.per_op[op].add(delta);
-  std::vector<std::uint64_t> insp;
-  for (const auto& i : sample.inspirations)
-    insp.push_back(i.id);
-  if (!merged_from.empty()) insp = merged_from; // a merge's other parents are its candidates
-  const double score = stage == Stage::full ? ev.train.speedup_vs_expert : 0.0;
-  s.history.record(parent.id, {op, std::string(stage_name(stage)),
-                               describe_attempt(stage, reason, score, parent.score)});
-  s.lineage.add({id, op, std::string(stage_name(stage)), score}, parent.id, insp);
-  write_backend_events();
-  if (s.events) {
-    nlohmann::json e{{"event", "program"},
-                     {"n", s.done},
-                     {"id", id},
-                     {"parent", parent.id},
-                     {"inspirations", insp},
-                     {"island", sample.island},
-                     {"op", op},
-                     {"stage", stage_name(stage)},
-                     {"kernel_runs", delta.kernel_runs},
-                     {"cache_hits", delta.cache_hits}};
-    if (!reason.empty()) e["reason"] = reason;
-    if (ev.probe.valid) e["probe"] = ev.probe.speedup_vs_expert;
-    if (stage == Stage::full) e["train"] = score;
-    if (!merged_from.empty()) e["merged"] = merged_from;
-    if (!reply.model.empty()) {
-      e["model"] = reply.model;
-      e["prompt_tokens"] = reply.prompt_tokens;
-      e["completion_tokens"] = reply.completion_tokens;
-      e["latency_s"] = reply.latency_s;
-      e["attempts"] = reply.attempts;
-    }
-    s.events->write(e);
-    if (delta.new_best) {
-      nlohmann::json b{
-          {"event", "new_best"}, {"n", s.done}, {"id", id}, {"score", score}, {"op", op}};
-      if (s.viewer) b.update(s.viewer->best_fields(s.best.program));
-      s.events->write(b);
-    }
-  }
-  return out;
-}
+// settle() and its steps (draft, trial, accept, record): evolution_settle.cpp.
 
 void Evolution::step_batch(long long count) {
   State& s = *s_;
@@ -574,12 +382,11 @@ EvolutionResult Evolution::loop() {
                     double(s.eval.exhaustive_train_runs())) /
               100.0));
   }
-  if (options_.folds > 0 && !s.selection) select_model();
   if (!s.seeded) {
     seed_run();
     if (!dir_.empty()) write_checkpoint();
   }
-  while (true) {
+  while (!s.search_done) {
     if (s.done >= options_.budget)
       s.stop_reason = "budget";
     else if (options_.stagnation > 0 && s.since_best >= options_.stagnation)

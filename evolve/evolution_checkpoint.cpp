@@ -4,9 +4,11 @@
 
 #include "evolve/checkpoint.hpp"
 #include "evolve/evolution_detail.hpp"
+#include "evolve/passes/pipeline.hpp"
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/text.hpp"
+#include "models/json_text.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -17,6 +19,47 @@
 namespace tv {
 
 using evolution_detail::get_field;
+
+namespace {
+
+/// Version 2's names of the steps after the search among the operators, and their passes.
+const std::pair<const char*, const char*> kVersion2Steps[] = {
+    {"race completion", "race-completion"},
+    {"sampled sizes", "sampled-sizes"},
+    {"exploration", "leaf-exploration"},
+    {"polish", "leaf-polish"},
+    {"guard validation", "guard-validation"}};
+
+nlohmann::json returned_to_json(const ReturnedProgram& r) {
+  return {{"id", r.best.id},
+          {"parent", r.best.parent},
+          {"program", print_program(r.best.program)},
+          {"score", r.best.score},
+          {"island", r.best.island},
+          {"reply", r.reply},
+          {"diff", r.diff},
+          {"op", r.op},
+          {"selected_from", r.selected_from}};
+}
+
+ReturnedProgram returned_from_json(const nlohmann::json& j, const std::string& path) {
+  const char* w = "checkpoint: returned";
+  ReturnedProgram r;
+  const ParseResult pr = parse_program(get_field<std::string>(j, "program", w));
+  if (!pr.ok()) throw InputError(fmt::format("{}: the returned program does not parse", path));
+  r.best.program = *pr.program;
+  r.best.id = get_field<std::uint64_t>(j, "id", w);
+  r.best.parent = get_field<std::uint64_t>(j, "parent", w);
+  r.best.score = get_field<double>(j, "score", w);
+  r.best.island = get_field<int>(j, "island", w);
+  r.reply = get_field<std::string>(j, "reply", w);
+  r.diff = get_field<std::string>(j, "diff", w);
+  r.op = get_field<std::string>(j, "op", w);
+  r.selected_from = get_field<std::string>(j, "selected_from", w);
+  return r;
+}
+
+} // namespace
 
 // ---------------------------------------------------------------- checkpoints
 
@@ -52,22 +95,22 @@ void Evolution::write_checkpoint() {
   st["best_diff"] = s.best_diff;
   st["best_op"] = s.best_op;
   st["history"] = s.history.to_json();
-  st["front"] = s.front.to_json();
   st["search_penalty"] = s.search_penalty;
   st["raced"] = nlohmann::json::array();
   for (const Program& p : s.raced)
     st["raced"].push_back(print_program(p));
-  if (s.explored) st["exploration"] = *s.explored;
-  // Without its pairs: they are in the run's cache below.
-  if (s.selection) st["selection"] = s.selection->to_json(false);
-  if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
-  if (s.late_from) {
-    // Guard validation's pairs apart, for a resumed finished run to hold aside until then.
-    st["cache"] = s.eval.cache_to_json(0, *s.late_from);
-    st["late_cache"] = s.eval.cache_to_json(*s.late_from);
-  } else {
-    st["cache"] = s.eval.cache_to_json();
+  if (s.search_done) {
+    // The search stopped; the passes that ran, what they timed and the program they handed on.
+    st["search_done"] = true;
+    st["stop_reason"] = s.stop_reason;
+    st["passes"] = nlohmann::json::array();
+    for (const PassReport& r : s.pass_reports)
+      st["passes"].push_back(r.to_json());
+    st["pass_runs"] = s.ledger.per_pass();
+    if (s.returned) st["returned"] = returned_to_json(*s.returned);
   }
+  if (const auto m = mutator_->state(); !m.is_null()) st["mutator"] = m;
+  st["cache"] = s.eval.cache_to_json();
   if (s.seeded) write_backend_events(); // before it, they follow the start event
   st["events_offset"] = s.events ? s.events->sync() : 0;
   st["seconds"] = s.seconds();
@@ -84,8 +127,16 @@ void Evolution::load_checkpoint() {
     throw InputError(fmt::format("'{}' has no checkpoint.json: the run stopped before its first "
                                  "checkpoint; start it again without --resume",
                                  dir_));
-  const nlohmann::json st = checkpoint_state(
-      read_file(path), path, run_fingerprint(run_config(*problem_, *mutator_, options_)));
+  const nlohmann::json config = run_config(*problem_, *mutator_, options_);
+  std::vector<std::string> fingerprints{run_fingerprint(config)};
+  // A run written by an earlier version: its checkpoint names its config.json as that version
+  // wrote it, and it resumes when that file, migrated, is this run's configuration.
+  if (const std::string cfg_path = dir_ + "/config.json"; std::filesystem::exists(cfg_path)) {
+    const nlohmann::json written = parse_json_text(read_file(cfg_path), cfg_path);
+    if (written != config && migrate_run_config(written) == config)
+      fingerprints.push_back(run_fingerprint(written));
+  }
+  const nlohmann::json st = checkpoint_state(read_file(path), path, fingerprints);
   State& s = *s_;
   const char* w = "checkpoint";
   s.seeded = get_field<bool>(st, "seeded", w);
@@ -122,8 +173,6 @@ void Evolution::load_checkpoint() {
   s.best_op = get_field<std::string>(st, "best_op", w);
   if (st.contains("history"))
     s.history = AttemptHistory::from_json(get_field<nlohmann::json>(st, "history", w));
-  if (st.contains("front"))
-    s.front = ComplexityFront::from_json(get_field<nlohmann::json>(st, "front", w));
   if (st.contains("search_penalty")) s.search_penalty = get_field<double>(st, "search_penalty", w);
   s.raced.clear(); // checkpoints written before racing have none
   if (st.contains("raced"))
@@ -132,10 +181,29 @@ void Evolution::load_checkpoint() {
       if (!pr.ok()) throw InputError(fmt::format("{}: a raced program does not parse", path));
       s.raced.push_back(*pr.program);
     }
-  s.explored.reset(); // checkpoints written before leaf exploration, or before it ran, have none
-  if (st.contains("exploration")) s.explored = get_field<std::string>(st, "exploration", w);
-  if (st.contains("selection"))
-    s.selection = ModelSelection::from_json(get_field<nlohmann::json>(st, "selection", w));
+  if (st.contains("search_done") && get_field<bool>(st, "search_done", w)) {
+    s.search_done = true;
+    s.stop_reason = get_field<std::string>(st, "stop_reason", w);
+    for (const auto& report : get_field<nlohmann::json>(st, "passes", w)) {
+      s.pass_reports.push_back(PassReport::from_json(report, "checkpoint: passes"));
+      check_pass_name(s.pass_reports.back().name);
+    }
+    const nlohmann::json runs = get_field<nlohmann::json>(st, "pass_runs", w);
+    if (!runs.is_object()) throw InputError(fmt::format("{}: 'pass_runs' is not an object", path));
+    for (const auto& [pass, count] : runs.items()) {
+      check_pass_name(pass);
+      s.ledger.restore(pass, get_field<long long>(runs, pass.c_str(), w));
+    }
+    if (st.contains("returned"))
+      s.returned = returned_from_json(get_field<nlohmann::json>(st, "returned", w), path);
+  }
+  // Checkpoints of version 2 counted the steps after the search among the operators, and kept
+  // the pairs guard validation timed apart: read as the passes' counts and cache.
+  for (const auto& [step, pass] : kVersion2Steps)
+    if (const auto it = s.per_op.find(step); it != s.per_op.end()) {
+      s.ledger.restore(pass, it->second.kernel_runs);
+      s.per_op.erase(it);
+    }
   if (st.contains("mutator"))
     mutator_->restore(get_field<nlohmann::json>(st, "mutator", w));
   else if (!mutator_->state().is_null())
@@ -158,11 +226,8 @@ void Evolution::load_checkpoint() {
       s.best.island = get_field<int>(b, "island", w);
     }
     s.eval.cache_from_json(get_field<nlohmann::json>(st, "cache", w));
-    s.late_cache = nullptr; // a finished run's guard validation pairs; added when it gets there
-    if (st.contains("late_cache")) {
-      s.late_cache = get_field<nlohmann::json>(st, "late_cache", w);
-      s.eval.check_cache_json(s.late_cache); // refused now, not when guard validation reads it
-    }
+    if (st.contains("late_cache")) // version 2
+      s.eval.cache_from_json(get_field<nlohmann::json>(st, "late_cache", w), true);
     if (s.best_times.size() != problem_->train_rows.size())
       throw InputError(fmt::format("{}: best_times has the wrong length", path));
     if (s.best_configs.size() != problem_->train_rows.size())

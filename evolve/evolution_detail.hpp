@@ -41,7 +41,25 @@ template <class T> T get_field(const nlohmann::json& j, const char* key, const c
   return j.at(key).get<T>();
 }
 
+/// The counter of `c` that stage `s` ends in.
+long long& stage_counter(Counters& c, Stage s);
+/// Fingerprint of what `p` decides on the problem's training shapes: programs with equal
+/// fingerprints choose the same config for every training shape.
+std::uint64_t behaviour(const Program& p, const Problem& problem);
+/// The SEARCH/REPLACE blocks of `reply`, re-formatted, or the line diff from the parent to
+/// `child` when the reply held no diff (a whole program).
+std::string diff_text_of(const std::string& reply, const std::string& parent_text,
+                         const Program& child);
+
 } // namespace evolution_detail
+
+// One child of a parent, once the cascade (or an earlier stage) is done with it.
+struct Evolution::Child {
+  std::uint64_t id = 0;
+  Stage stage = Stage::full;
+  double score = 0;
+  Program program;
+};
 
 /// Everything a run carries between batches (and writes to / reads from its checkpoint).
 struct Evolution::State {
@@ -58,28 +76,26 @@ struct Evolution::State {
   long long kernel_cap = -1;
   Lineage lineage;
   Counters counters;
-  std::map<std::string, Counters> per_op;
+  std::map<std::string, Counters> per_op; ///< the mutator's operators and the seeds
+  /// The kernel-run cap and what each pass after the search timed (its total is
+  /// counters.kernel_runs).
+  KernelLedger ledger{counters.kernel_runs, 0};
   /// Children racing stopped (stage race_reject), in order: timed in full at the end when a
   /// kernel-run cap leaves room (Evolution::complete_raced).
   std::vector<Program> raced;
-  /// What leaf exploration did, once it has run (Evolution::explore_result): a resumed finished
-  /// run reports it again and times nothing more.
-  std::optional<std::string> explored;
-  /// The cache's pair count when guard validation began (Evolution::validate_guards_result):
-  /// the pairs cached after it are the checkpoint's `late_cache`.
-  std::optional<std::size_t> late_from;
-  /// A resumed finished run's `late_cache`, held aside until guard validation: polish and
-  /// refit validation ran before those pairs were timed, and on resume must not see them.
-  nlohmann::json late_cache;
+  /// True once the search stopped (stop_reason says why): a resumed run goes on with the passes.
+  bool search_done = false;
+  /// The reports of the passes that ran, and the program they handed on (checkpointed: a
+  /// resumed run does not run them again).
+  std::vector<PassReport> pass_reports;
+  std::optional<ReturnedProgram> returned;
   std::vector<Improvement> improvements;
-  Candidate best;        ///< the accepted best (beyond the noise threshold, re-measured if asked)
-  ComplexityFront front; ///< the best program per rule count
-  std::optional<ModelSelection> selection; ///< set once cross-validation ran
-  double search_penalty = 0;               ///< the charge per rule the search ranks by
-  std::set<std::uint64_t> seen;            ///< structural hashes of programs already evaluated
-  std::set<std::uint64_t> behaviours;      ///< decisions on the training shapes already evaluated
-  std::vector<double> best_times;          ///< best time seen per training shape
-  std::vector<Config> best_configs; ///< the config that ran in best_times, per training shape
+  Candidate best; ///< the accepted best (beyond the noise threshold, re-measured if asked)
+  double search_penalty = 0;          ///< the charge per rule the search ranks by
+  std::set<std::uint64_t> seen;       ///< structural hashes of programs already evaluated
+  std::set<std::uint64_t> behaviours; ///< decisions on the training shapes already evaluated
+  std::vector<double> best_times;     ///< best time seen per training shape
+  std::vector<Config> best_configs;   ///< the config that ran in best_times, per training shape
   std::vector<Shape> train_shapes;
   std::vector<double> expert_times; ///< the expert's time per training shape
   AttemptHistory history;           ///< each parent's last children and their outcomes

@@ -3,12 +3,15 @@
 
 #include "eval/analytic_backend.hpp"
 #include "evolve/evolution_detail.hpp"
+#include "evolve/sampled_sizes.hpp"
 #include "ir/error.hpp"
 #include "ir/text.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tv {
@@ -16,6 +19,15 @@ namespace tv {
 using evolution_detail::get_field;
 
 // ---------------------------------------------------------------- options
+
+bool EvolutionOptions::skips(std::string_view name) const {
+  return std::binary_search(skip_passes.begin(), skip_passes.end(), name);
+}
+
+void EvolutionOptions::skip(const std::string& name) {
+  const auto at = std::lower_bound(skip_passes.begin(), skip_passes.end(), name);
+  if (at == skip_passes.end() || *at != name) skip_passes.insert(at, name);
+}
 
 nlohmann::json EvolutionOptions::to_json() const {
   nlohmann::json j{{"seed", seed},
@@ -30,22 +42,16 @@ nlohmann::json EvolutionOptions::to_json() const {
                    {"noise_threshold", noise_threshold},
                    {"rule_penalty", rule_penalty},
                    {"confirm_samples", confirm_samples},
-                   {"folds", folds},
-                   {"place_thresholds", place_thresholds},
-                   {"wave_guards", wave_guards},
-                   {"guard_validation", guard_validation},
+                   {"analytic_seed", analytic_seed},
+                   {"model_prior", model_prior},
+                   {"skip_passes", skip_passes},
+                   {"sampled_sizes", sampled_sizes},
                    {"guard_returns", guard_returns},
                    {"wave_floors", wave_floors},
-                   {"polish", polish},
-                   {"explore", explore},
-                   {"analytic_seed", analytic_seed},
-                   {"refit_validation", refit_validation},
                    {"optimism_charge", optimism_charge},
                    {"refit_lookahead", refit_lookahead},
                    {"refit_complexity", refit_complexity},
                    {"refit_extremes", refit_extremes},
-                   {"model_prior", model_prior},
-                   {"sampled_sizes", sampled_sizes},
                    {"database",
                     {{"islands", database.islands},
                      {"island_capacity", database.island_capacity},
@@ -61,14 +67,14 @@ nlohmann::json EvolutionOptions::to_json() const {
                      {"probe_margin", cascade.probe_margin},
                      {"analytic_probes", cascade.analytic_probes},
                      {"race_batch", cascade.race_batch}}}};
-  kernel_runs.to_json(j); // only when set, so older runs' options read back the same
+  kernel_runs.to_json(j);                                                   // only when set
   if (checkpoint_seconds > 0) j["checkpoint_seconds"] = checkpoint_seconds; // likewise
   return j;
 }
 
 EvolutionOptions with_backend_defaults(EvolutionOptions o, const Problem& problem) {
   const bool analytic = is_analytic(problem.backend.get());
-  if (o.rule_penalty < 0) o.rule_penalty = o.folds > 0 || analytic ? 0.0 : kNoisyRulePenalty;
+  if (o.rule_penalty < 0) o.rule_penalty = analytic ? 0.0 : kNoisyRulePenalty;
   if (o.stagnation < 0) o.stagnation = analytic ? 0 : kCostlyStagnation;
   if (analytic) o.optimism_charge = false;
   // The analytic model's times are the timings there: a prior from it would price pairs the run
@@ -124,41 +130,33 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   if (j.contains("rule_penalty")) o.rule_penalty = get_field<double>(j, "rule_penalty", w);
   o.kernel_runs = KernelRunBudget::from_json(j);
   if (j.contains("confirm_samples")) o.confirm_samples = get_field<int>(j, "confirm_samples", w);
-  // Runs written before model selection returned their best training score: no folds.
-  o.folds = j.contains("folds") ? get_field<int>(j, "folds", w) : 0;
-  // Runs written before threshold placement returned the searched program (with folds, placed).
-  o.place_thresholds =
-      j.contains("place_thresholds") ? get_field<bool>(j, "place_thresholds", w) : false;
-  // Runs written before wave guards returned their rules unguarded.
-  o.wave_guards = j.contains("wave_guards") ? get_field<bool>(j, "wave_guards", w) : false;
-  // Runs written before guard validation guarded every rule.
-  o.guard_validation =
-      j.contains("guard_validation") ? get_field<bool>(j, "guard_validation", w) : false;
-  // Runs written before guard returns had none.
-  o.guard_returns = j.contains("guard_returns") ? get_field<bool>(j, "guard_returns", w) : false;
-  // Runs written before wave floors had none.
-  o.wave_floors = j.contains("wave_floors") ? get_field<bool>(j, "wave_floors", w) : false;
-  // Runs written before leaf polish returned the searched configs.
-  o.polish = j.contains("polish") ? get_field<bool>(j, "polish", w) : false;
-  // Runs written before leaf exploration left what the search did not spend of the cap unspent.
-  o.explore = j.contains("explore") ? get_field<bool>(j, "explore", w) : false;
-  // Runs written before the analytic seed started from the expert alone.
-  o.analytic_seed = j.contains("analytic_seed") ? get_field<bool>(j, "analytic_seed", w) : false;
-  o.refit_validation =
-      j.contains("refit_validation") ? get_field<bool>(j, "refit_validation", w) : false;
-  // Runs written before the optimism charge compared the training figure as it was.
-  o.optimism_charge =
-      j.contains("optimism_charge") ? get_field<bool>(j, "optimism_charge", w) : false;
-  // Runs written before the lookahead refitted greedy trees only.
-  o.refit_lookahead =
-      j.contains("refit_lookahead") ? get_field<bool>(j, "refit_lookahead", w) : false;
-  // Runs written before cost-complexity chose the refitted tree's leaf count on the folds.
-  o.refit_complexity =
-      j.contains("refit_complexity") ? get_field<bool>(j, "refit_complexity", w) : false;
-  // Runs written before the extreme folds chose among the close charges.
-  o.refit_extremes = j.contains("refit_extremes") ? get_field<bool>(j, "refit_extremes", w) : false;
-  // Runs written before the model prior refitted on the measurements alone.
-  o.model_prior = j.contains("model_prior") ? get_field<bool>(j, "model_prior", w) : false;
+  if (j.contains("skip_passes")) {
+    for (const std::string& name : get_field<std::vector<std::string>>(j, "skip_passes", w))
+      o.skip(name);
+  } else {
+    // Written before the passes: a switch per step, and a step whose switch a run lacks did not
+    // exist when it was written (the run returned what it had without it). Read as passes.
+    if (j.contains("folds") && get_field<int>(j, "folds", w) > 0)
+      throw InputError("options: this run chose its result by model selection (--folds), which "
+                       "tilevolve no longer has; it cannot be continued");
+    const std::pair<const char*, const char*> legacy[] = {
+        {"place_thresholds", "threshold-placement"},
+        {"wave_guards", "wave-guards"},
+        {"guard_validation", "guard-validation"},
+        {"polish", "leaf-polish"},
+        {"explore", "leaf-exploration"},
+        {"refit_validation", "refit-validation"}};
+    for (const auto& [key, pass] : legacy)
+      if (!j.contains(key) || !get_field<bool>(j, key, w)) o.skip(pass);
+  }
+  // Switches a run written before they existed lacks: it ran without them.
+  const std::pair<const char*, bool*> switches[] = {
+      {"analytic_seed", &o.analytic_seed},       {"model_prior", &o.model_prior},
+      {"guard_returns", &o.guard_returns},       {"wave_floors", &o.wave_floors},
+      {"optimism_charge", &o.optimism_charge},   {"refit_lookahead", &o.refit_lookahead},
+      {"refit_complexity", &o.refit_complexity}, {"refit_extremes", &o.refit_extremes}};
+  for (const auto& [key, flag] : switches)
+    *flag = j.contains(key) && get_field<bool>(j, key, w);
   // Runs written before sampled sizes returned the searched best.
   o.sampled_sizes = j.contains("sampled_sizes") ? get_field<int>(j, "sampled_sizes", w) : 0;
   if (c.contains("analytic_probes"))
@@ -166,10 +164,45 @@ EvolutionOptions EvolutionOptions::from_json(const nlohmann::json& j) {
   return o;
 }
 
+std::string options_difference(const EvolutionOptions& o) {
+  const EvolutionOptions d;
+  std::string out;
+  if (o.rule_penalty >= 0) out += fmt::format(", rule penalty {:g}", o.rule_penalty);
+  if (!o.skip_passes.empty()) {
+    out += ", skipping";
+    for (std::size_t i = 0; i < o.skip_passes.size(); ++i)
+      out += (i ? ", " : " ") + o.skip_passes[i];
+  }
+  const std::pair<bool EvolutionOptions::*, const char*> switches[] = {
+      {&EvolutionOptions::optimism_charge, "no optimism charge"},
+      {&EvolutionOptions::refit_lookahead, "no refit lookahead"},
+      {&EvolutionOptions::refit_complexity, "no refit complexity"},
+      {&EvolutionOptions::refit_extremes, "no refit extremes"},
+      {&EvolutionOptions::model_prior, "no model prior"},
+      {&EvolutionOptions::guard_returns, "no guard returns"},
+      {&EvolutionOptions::wave_floors, "no wave floors"},
+      {&EvolutionOptions::analytic_seed, "no analytic seed"}};
+  for (const auto& [field, text] : switches)
+    if (o.*field != d.*field) out += fmt::format(", {}", text);
+  if (o.cascade.race_batch == 0) out += ", no racing";
+  if (o.sampled_sizes > 0) out += fmt::format(", {} sampled sizes", o.sampled_sizes);
+  return out;
+}
+
+nlohmann::json migrate_run_config(nlohmann::json config) {
+  // Version 1 had a switch per step after the search; version 2 names the passes skipped.
+  if (config.is_object() && config.contains("version") && config["version"] == 1 &&
+      config.contains("options")) {
+    config["options"] = EvolutionOptions::from_json(config["options"]).to_json();
+    config["version"] = 2;
+  }
+  return config;
+}
+
 nlohmann::json Evolution::run_config(const Problem& p, const Mutator& m,
                                      const EvolutionOptions& o) {
   return {{"format", "tilevolve-run"},
-          {"version", 1},
+          {"version", kRunConfigVersion},
           {"problem", problem_spec_json(p.spec)},
           {"resolved",
            {{"shapes_file", p.shapes_path},

@@ -6,6 +6,7 @@
 #include "eval/text_table.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mutators/llm_stats.hpp"
+#include "evolve/sampled_sizes.hpp"
 #include "ir/plural.hpp"
 #include "ir/text.hpp"
 
@@ -61,6 +62,59 @@ nlohmann::json gap_json(const ShapeGap& g) {
           {"points", g.points}};
 }
 
+/// The report of pass `name` when it ran, else nullptr.
+const PassReport* ran(const EvolutionResult& r, std::string_view name) {
+  const PassReport* p = r.pass(name);
+  return p && p->ran ? p : nullptr;
+}
+
+/// The lines of pass `name` (none when it did not run).
+std::vector<std::string> pass_lines(const EvolutionResult& r, std::string_view name) {
+  const PassReport* p = ran(r, name);
+  return p ? p->lines : std::vector<std::string>{};
+}
+
+/// The one-line summary of pass `name` ("" when it did not run).
+std::string pass_summary(const EvolutionResult& r, std::string_view name) {
+  const PassReport* p = ran(r, name);
+  return p ? p->summary : std::string();
+}
+
+/// The kernel runs of pass `name` (0 when it did not run).
+long long pass_runs(const EvolutionResult& r, std::string_view name) {
+  const PassReport* p = ran(r, name);
+  return p ? p->kernel_runs : 0;
+}
+
+/// True when refit validation made a refitted tree the result.
+bool tree_returned(const EvolutionResult& r) {
+  return r.selected_from.rfind("tree", 0) == 0;
+}
+
+/// The leaf configs polish replaced, as the result keeps them (none when a refitted tree
+/// replaced the polished program).
+std::vector<std::string> polish_lines(const EvolutionResult& r) {
+  return tree_returned(r) ? std::vector<std::string>{} : pass_lines(r, "leaf-polish");
+}
+
+/// Sampled sizes' figures, or nullptr when it had no choice to make.
+const nlohmann::json* sampled_data(const EvolutionResult& r) {
+  const PassReport* p = ran(r, "sampled-sizes");
+  return p && p->data.contains("figures") && !p->data["figures"].empty() ? &p->data : nullptr;
+}
+
+/// Refit validation's figures, or nullptr when it validated nothing.
+const nlohmann::json* refit_data(const EvolutionResult& r) {
+  const PassReport* p = ran(r, "refit-validation");
+  return p && p->data.value("folds", 0) > 0 ? &p->data : nullptr;
+}
+
+/// The raced children race completion timed in full.
+long long raced_completed(const EvolutionResult& r) {
+  const PassReport* p = ran(r, "race-completion");
+  return p ? p->data.value("completed", 0LL) : 0;
+}
+
 } // namespace
 
 std::string test_gaps_text(const Problem& problem, const EvolutionResult& r,
@@ -106,54 +160,28 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"simplified_rules", r.best_simplified.rules.size()},
                {"op", r.best_op},
                {"diff", r.best_diff},
-               {"placed_thresholds", r.placement},
-               {"wave_guards", r.wave_guards},
-               {"guard_validation", r.guard_validation},
-               {"guard_validation_kernel_runs", r.guard_validation_kernel_runs},
-               {"polish", r.polish},
-               {"polish_kernel_runs", r.polish_kernel_runs},
-               {"exploration", r.exploration},
-               {"exploration_kernel_runs", r.exploration_kernel_runs}};
-  if (!r.sampled.figures.empty()) {
-    j["sampled_sizes"] = {{"sizes", r.sampled.sizes},
-                          {"candidates", r.sampled_ids},
-                          {"figures", r.sampled.figures},
-                          {"chosen", r.sampled.chosen},
-                          {"kernel_runs", r.sampled.kernel_runs},
-                          {"range", r.sampled.range}};
-  }
+               {"placed_thresholds", pass_lines(r, "threshold-placement")},
+               {"wave_guards", pass_lines(r, "wave-guards")},
+               {"guard_validation", pass_summary(r, "guard-validation")},
+               {"guard_validation_kernel_runs", pass_runs(r, "guard-validation")},
+               {"polish", polish_lines(r)},
+               {"polish_kernel_runs", pass_runs(r, "leaf-polish")},
+               {"exploration", pass_summary(r, "leaf-exploration")},
+               {"exploration_kernel_runs", pass_runs(r, "leaf-exploration")}};
+  if (const nlohmann::json* sampled = sampled_data(r)) j["sampled_sizes"] = *sampled;
   j["racing"] = {{"stopped", r.counters.race_reject},
-                 {"completed", r.raced_completed},
-                 {"completion_kernel_runs", r.raced_completion_kernel_runs}};
-  if (r.refit.folds > 0)
-    j["refit_validation"] = {{"folds", r.refit.folds},
-                             {"leaves", r.refit.leaves},
-                             {"held_out_speedup", r.refit.held_out},
-                             {"best_leaves", r.refit_verdict.leaves},
-                             {"gain", r.refit_verdict.gain},
-                             {"optimism", r.refit.optimism},
-                             {"optimism_charge", r.refit_verdict.charge},
-                             {"standard_error", r.refit_verdict.standard_error},
-                             {"tree_chosen", r.refit_verdict.tree_wins},
-                             {"lookahead", r.refit.lookahead},
-                             {"chosen_held_out_speedup", r.refit.best_held_out},
-                             {"complexity", r.refit.complexity},
-                             {"leaf_charge", r.refit.leaf_charge},
-                             {"extreme_folds", r.refit.extreme_folds},
-                             {"close_charges", r.refit.close_charges},
-                             {"folds_best_leaves", r.refit.folds_best_leaves}};
+                 {"completed", raced_completed(r)},
+                 {"completion_kernel_runs", pass_runs(r, "race-completion")}};
+  if (const nlohmann::json* refit = refit_data(r)) j["refit_validation"] = *refit;
+  j["passes"] = nlohmann::json::array();
+  for (const PassReport& p : r.passes)
+    j["passes"].push_back(p.to_json());
   j["model_prior"] = {{"enabled", r.model_prior},
                       {"tau", r.model_agreement.tau()},
                       {"concordant", r.model_agreement.concordant},
                       {"discordant", r.model_agreement.discordant},
                       {"threshold", kModelPriorTau},
                       {"trusted", r.model_agreement.trusted()}};
-  if (r.selection.folds > 0) {
-    j["selection"] = r.selection.to_json(false);
-    j["selection"]["searched_best"] = {{"id", r.best_searched.id},
-                                       {"rules", r.best_searched.program.rules.size()}};
-    j["selection"]["placed_thresholds"] = r.placement;
-  }
   j["train"] = score_json(r.best_train);
   j["test"] = score_json(r.best_test);
   for (const auto& m : baselines)
@@ -194,19 +222,21 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
   return j;
 }
 
-/// How refit validation's cost-complexity chose its charge per leaf.
-std::string charge_choice_text(const RefitValidation& v) {
-  if (v.extreme_folds == 0)
+/// How refit validation's cost-complexity chose its charge per leaf (`v`: its report's data).
+std::string charge_choice_text(const nlohmann::json& v) {
+  const int extreme_folds = v.at("extreme_folds");
+  if (extreme_folds == 0)
     return "the charge that did best on the folds, as CART's cost-complexity pruning chooses";
+  const int folds_best_leaves = v.at("folds_best_leaves");
   return fmt::format(
       "of the {} charges within one standard error of the one that did best on the folds, as "
       "CART's cost-complexity pruning chooses it, the one whose trees did best on {} folds of the "
       "training shapes of the largest and the smallest M, N and K{}; --no-refit-extremes keeps "
       "the best",
-      v.close_charges, v.extreme_folds,
-      v.folds_best_leaves == v.best_leaves
+      v.at("close_charges").get<int>(), extreme_folds,
+      folds_best_leaves == v.at("best_leaves").get<int>()
           ? std::string(", the same size")
-          : fmt::format(", where the best alone gives {} leaves", v.folds_best_leaves));
+          : fmt::format(", where the best alone gives {} leaves", folds_best_leaves));
 }
 
 std::string model_prior_text(const EvolutionResult& r) {
@@ -226,58 +256,26 @@ std::string model_prior_text(const EvolutionResult& r) {
       kModelPriorTau, agreement, a.trusted() ? "leaned on it" : "went by the measurements alone");
 }
 
-std::string selection_text(const EvolutionResult& r) {
-  const ModelSelection& m = r.selection;
-  if (m.folds == 0) return "";
-  const auto rules = [](std::size_t n) { return fmt::format("{} rule{}", n, n == 1 ? "" : "s"); };
-  std::string out = fmt::format(
-      "Model selection: {}-fold cross-validation on the training shapes ({} kernel runs, "
-      "counted in the cost below) compared the procedures below on the folds held out; ",
-      m.folds, thousands(m.kernel_runs));
-  out += m.tree_leaves > 0
-             ? fmt::format("a tree of {} leaves refitted on the run's measurements did best, so "
-                           "it is the result ({}; the search's best training score had {}).\n",
-                           m.tree_leaves, rules(r.best.program.rules.size()),
-                           rules(r.best_searched.program.rules.size()))
-             : fmt::format("the run's front under a charge of {:g}% per comparison did best, so "
-                           "the result is its choice ({}; the search's best training score had "
-                           "{}).\n",
-                           100 * m.penalty, rules(r.best.program.rules.size()),
-                           rules(r.best_searched.program.rules.size()));
-  TextTable t({"procedure", "held-out speedup", "comparisons (mean of folds)", ""});
-  for (std::size_t i = 0; i < m.penalties.size(); ++i)
-    t.add({fmt::format("front, charge {:g}% per comparison", 100 * m.penalties[i]),
-           fmt::format("{:.4f}x", m.held_out[i]), fmt::format("{:.1f}", m.mean_sizes[i]),
-           m.tree_leaves == 0 && m.penalties[i] == m.penalty ? "chosen" : ""});
-  for (std::size_t i = 0; i < m.leaves.size(); ++i)
-    t.add({fmt::format("tree of {} leaves on the run's measurements", m.leaves[i]),
-           fmt::format("{:.4f}x", m.tree_held_out[i]), "",
-           m.tree_leaves == m.leaves[i] ? "chosen" : ""});
-  out += t.str();
-  if (!r.placement.empty()) {
-    out += "Thresholds placed between the training values they separate:\n";
-    for (const std::string& line : r.placement)
-      out += "  " + line + "\n";
-  }
-  return out + "\n";
-}
-
 std::string sampled_text(const EvolutionResult& r) {
-  const SampledChoice& c = r.sampled;
-  if (c.figures.empty()) return "";
+  const nlohmann::json* c = sampled_data(r);
+  if (!c) return "";
   const auto pct = [](double f) { return fmt::format("{:.1f}%", 100 * f); };
+  const std::vector<double> figures = c->at("figures");
+  const std::size_t chosen = c->at("chosen");
   std::string out = fmt::format(
       "Sampled sizes: {} programs fit the training shapes within {:g}% of the best; on {} sizes "
       "drawn inside the training shapes' range ({}) and timed ({} kernel runs), ",
-      c.figures.size(), 100 * kSampledTieShare, c.sizes, c.range, thousands(c.kernel_runs));
-  out += c.chosen == 0
+      figures.size(), 100 * kSampledTieShare, c->at("sizes").get<int>(),
+      c->at("range").get<std::string>(), thousands(c->at("kernel_runs").get<long long>()));
+  out += chosen == 0
              ? fmt::format("the searched best was the fastest of them ({} of the fastest "
                            "program's speed on each size, geometric mean)",
-                           pct(c.figures[0]))
+                           pct(figures[0]))
              : fmt::format("program #{} was the fastest ({} of the fastest program's speed on "
                            "each size, geometric mean; the searched best {}), so it is the "
                            "result",
-                           r.sampled_ids.at(c.chosen), pct(c.figures[c.chosen]), pct(c.figures[0]));
+                           c->at("candidates").at(chosen).get<std::uint64_t>(),
+                           pct(figures[chosen]), pct(figures[0]));
   return out + " (--sampled-sizes 0 returns the searched best).\n\n";
 }
 
@@ -319,79 +317,80 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
         "expert, raced against it: {} ({}; --no-analytic-seed starts from the expert alone).\n\n",
         fate, counted(c.kernel_runs, "kernel run", "kernel runs"));
   }
-  if (!r.exploration.empty())
+  if (const std::string explored = pass_summary(r, "leaf-exploration"); !explored.empty())
     out += fmt::format("Leaf exploration timed configs on the leaves of trees refitted on the "
                        "run's measurements, with what the search left of the kernel-run cap "
                        "(without a cap, at most 1% of exhaustive tuning, never past 4% for the "
                        "run): {} (--no-explore times none).\n\n",
-                       r.exploration);
-  if (!r.polish.empty()) {
+                       explored);
+  if (const std::vector<std::string> polish = polish_lines(r); !polish.empty()) {
     out += fmt::format("Its leaf configs were polished: each replaced by a config one field away "
                        "that is faster on the training shapes its rule decides ({} kernel runs; "
                        "--no-polish keeps the searched configs):\n",
-                       thousands(r.polish_kernel_runs));
-    for (const std::string& line : r.polish)
+                       thousands(pass_runs(r, "leaf-polish")));
+    for (const std::string& line : polish)
       out += "  " + line + "\n";
     out += "\n";
   }
-  if (r.raced_completed > 0)
+  if (const long long completed = raced_completed(r); completed > 0)
     out += fmt::format("Racing stopped {} on a sample of the new training pairs; {} of them "
                        "timed in full at the end, within the kernel-run cap ({}), so a refit of "
                        "the run's measurements sees their pairs too.\n\n",
-                       counted(r.counters.race_reject, "child", "children"),
-                       thousands(r.raced_completed),
-                       counted(r.raced_completion_kernel_runs, "kernel run", "kernel runs"));
+                       counted(r.counters.race_reject, "child", "children"), thousands(completed),
+                       counted(pass_runs(r, "race-completion"), "kernel run", "kernel runs"));
   out += model_prior_text(r);
-  if (r.refit_verdict.tree_wins)
+  if (const nlohmann::json* refit = refit_data(r); refit && refit->at("tree_chosen").get<bool>()) {
+    const nlohmann::json& v = *refit;
+    const double charge = v.at("optimism_charge");
     out += fmt::format(
         "The result is the decision tree of {} leaves refitted on the run's own measurements{}{}, "
         "not the searched program: on held-out folds of the training shapes ({} folds) it gains "
         "{:+.2f}% over the searched program's training figure{} (standard error {:.2f}%; {}"
         "--no-refit-validation keeps the searched program).\n\n",
-        r.refit_verdict.leaves,
-        r.refit.lookahead > 0 ? " (grown with a two-step lookahead, which did better than greedy "
-                                "growth on the same folds)"
-                              : "",
-        r.refit.complexity
+        v.at("best_leaves").get<int>(),
+        v.at("lookahead").get<int>() > 0
+            ? " (grown with a two-step lookahead, which did better than greedy growth on the "
+              "same folds)"
+            : "",
+        v.at("complexity").get<bool>()
             ? fmt::format(", as many as a charge of {:.3f}% per leaf gives it ({}; "
                           "--no-refit-complexity takes the folds' best leaf count)",
-                          100 * std::expm1(r.refit.leaf_charge), charge_choice_text(r.refit))
+                          100 * std::expm1(v.at("leaf_charge").get<double>()),
+                          charge_choice_text(v))
             : std::string(),
-        r.refit.folds, 100 * std::expm1(r.refit_verdict.gain),
-        r.refit_verdict.charge > 0
-            ? fmt::format(" once that figure is lowered by {:.2f}%, the optimism of a refitted "
-                          "tree of as many leaves",
-                          100 * -std::expm1(-r.refit_verdict.charge))
-            : std::string(),
-        100 * r.refit_verdict.standard_error,
-        r.refit_verdict.charge > 0 ? "--no-optimism-charge leaves the training figure as it is, "
-                                   : "");
-  if (r.selection.folds == 0 && !r.placement.empty()) {
+        v.at("folds").get<int>(), 100 * std::expm1(v.at("gain").get<double>()),
+        charge > 0 ? fmt::format(" once that figure is lowered by {:.2f}%, the optimism of a "
+                                 "refitted tree of as many leaves",
+                                 100 * -std::expm1(-charge))
+                   : std::string(),
+        100 * v.at("standard_error").get<double>(),
+        charge > 0 ? "--no-optimism-charge leaves the training figure as it is, " : "");
+  }
+  if (const std::vector<std::string> placed = pass_lines(r, "threshold-placement");
+      !placed.empty()) {
     out += "Its thresholds were moved between the training values they separate (every training "
            "shape keeps its config; --searched-thresholds keeps them as searched):\n";
-    for (const std::string& line : r.placement)
+    for (const std::string& line : placed)
       out += "  " + line + "\n";
     out += "\n";
   }
-  if (!r.wave_guards.empty()) {
+  if (const std::vector<std::string> guards = pass_lines(r, "wave-guards"); !guards.empty()) {
     out += "Its rules were kept to the waves of their own tile that their training shapes fill "
            "(an unseen shape whose grid would spill into one more wave, or under a floor fill less "
            "than one, goes on to the later rules, save where a return rule gives it back; every "
            "training shape keeps its config; --no-wave-guards leaves them out, --no-guard-returns "
            "the return rules, --no-wave-floors the floors):\n";
-    for (const std::string& line : r.wave_guards)
+    for (const std::string& line : guards)
       out += "  " + line + "\n";
     out += "\n";
   }
-  if (!r.guard_validation.empty())
-    out +=
-        fmt::format("Guard validation (guards placed on folds of the training shapes, judged on "
-                    "the held-out ones they divert): {}{}.\n\n",
-                    r.guard_validation,
-                    r.guard_validation_kernel_runs > 0
-                        ? fmt::format("; {} kernel runs", thousands(r.guard_validation_kernel_runs))
-                        : std::string());
-  out += selection_text(r);
+  if (const std::string judged = pass_summary(r, "guard-validation"); !judged.empty()) {
+    const long long runs = pass_runs(r, "guard-validation");
+    out += fmt::format("Guard validation (guards placed on folds of the training shapes, judged on "
+                       "the held-out ones they divert): {}{}.\n\n",
+                       judged,
+                       runs > 0 ? fmt::format("; {} kernel runs", thousands(runs)) : std::string());
+  }
   const Counters& c = r.counters;
   TextTable cost({"cost", "count"});
   cost.add({"programs proposed", thousands(c.proposed)});

@@ -61,7 +61,7 @@ std::string train_words(double train_gap, double test_gap) {
 SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   if (options.splits < 1)
     throw InputError(fmt::format("--splits must be at least 1, got {}", options.splits));
-  check_seeds_and_budget(options.seeds, options.budget);
+  check_seeds_and_budget(options.seeds, options.run.budget);
   const bool fixed = !options.problem.test_shapes.empty();
   if (options.first_split < 0)
     throw InputError(
@@ -95,15 +95,12 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
   problems[0] = load_study_problem(first);
   {
     // The stops every run takes (the backend's defaults where not given), resolved once: the
-    // runs and the report read them from r.options.
-    EvolutionOptions o;
-    o.stagnation = options.stagnation;
-    o.kernel_runs = options.kernel_runs;
-    o.sampled_sizes = options.sampled_sizes;
-    o = with_backend_defaults(std::move(o), *problems[0].problem);
-    r.options.stagnation = o.stagnation;
-    r.options.kernel_runs = o.kernel_runs;
-    r.options.sampled_sizes = o.sampled_sizes;
+    // runs and the report read them from r.options. (The rule penalty and the switches the
+    // analytic model turns off are resolved per run, as each run does.)
+    const EvolutionOptions o = with_backend_defaults(options.run, *problems[0].problem);
+    r.options.run.stagnation = o.stagnation;
+    r.options.run.kernel_runs = o.kernel_runs;
+    r.options.run.sampled_sizes = o.sampled_sizes;
   }
   std::vector<std::unique_ptr<Problem>> others;
   for (int sp = 1; sp < options.splits; ++sp) {
@@ -130,28 +127,8 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
     for (int s = 0; s < options.seeds; ++s) {
       RunSpec spec;
       spec.problem = p.problem.get();
+      spec.options = r.options.run;
       spec.options.seed = std::uint64_t(s);
-      spec.options.budget = options.budget;
-      spec.options.stagnation = r.options.stagnation; // resolved above
-      spec.options.rule_penalty = options.rule_penalty;
-      spec.options.folds = options.folds;
-      spec.options.place_thresholds = options.place_thresholds;
-      spec.options.refit_validation = options.refit_validation;
-      spec.options.wave_guards = options.wave_guards;
-      spec.options.guard_validation = options.guard_validation;
-      spec.options.guard_returns = options.guard_returns;
-      spec.options.wave_floors = options.wave_floors;
-      spec.options.polish = options.polish;
-      spec.options.explore = options.explore;
-      spec.options.analytic_seed = options.analytic_seed;
-      spec.options.optimism_charge = options.optimism_charge;
-      spec.options.refit_lookahead = options.refit_lookahead;
-      spec.options.refit_complexity = options.refit_complexity;
-      spec.options.refit_extremes = options.refit_extremes;
-      spec.options.model_prior = options.model_prior;
-      spec.options.sampled_sizes = r.options.sampled_sizes; // resolved above
-      spec.options.cascade.race_batch = options.race_batch;
-      spec.options.kernel_runs = r.options.kernel_runs;
       spec.mutator = mock_options_for(*p.problem, options.mutator);
       specs.push_back(spec);
     }
@@ -264,38 +241,13 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
                                 "testing on the other end; no size on both sides)"
                               : "half/half by (M, N, K) (no size on both sides)",
                           options.first_split, options.first_split + options.splits - 1),
-      options.seeds, options.seeds - 1, options.budget,
-      r.options.stagnation > 0
+      options.seeds, options.seeds - 1, options.run.budget,
+      r.options.run.stagnation > 0
           ? fmt::format(" or fewer: a run stops after {} programs without a new best",
-                        r.options.stagnation)
+                        r.options.run.stagnation)
           : std::string(),
-      r.options.kernel_runs.any() ? ", " + r.options.kernel_runs.describe() : std::string(),
-      MockLlm::name_for(options.mutator),
-      (options.rule_penalty >= 0 ? fmt::format(", rule penalty {:g}", options.rule_penalty)
-                                 : std::string()) +
-          (options.place_thresholds ? std::string() : ", thresholds as searched") +
-          (options.refit_validation ? std::string() : ", no refit validation") +
-          (options.refit_validation && !options.optimism_charge ? ", no optimism charge"
-                                                                : std::string()) +
-          (options.refit_validation && !options.refit_lookahead ? ", no refit lookahead"
-                                                                : std::string()) +
-          (options.refit_validation && !options.refit_complexity ? ", no refit complexity"
-                                                                 : std::string()) +
-          (options.refit_validation && options.refit_complexity && !options.refit_extremes
-               ? ", no refit extremes"
-               : std::string()) +
-          (options.model_prior ? std::string() : ", no model prior") +
-          (options.wave_guards ? std::string() : ", no wave guards") +
-          (options.wave_guards && !options.guard_validation ? ", no guard validation"
-                                                            : std::string()) +
-          (options.wave_guards && !options.guard_returns ? ", no guard returns" : std::string()) +
-          (options.wave_guards && !options.wave_floors ? ", no wave floors" : std::string()) +
-          (options.polish ? std::string() : ", no leaf polish") +
-          (options.explore ? std::string() : ", no leaf exploration") +
-          (options.analytic_seed ? std::string() : ", no analytic seed") +
-          (options.race_batch > 0 ? std::string() : ", no racing") +
-          (r.options.sampled_sizes > 0 ? fmt::format(", {} sampled sizes", r.options.sampled_sizes)
-                                       : std::string()),
+      r.options.run.kernel_runs.any() ? ", " + r.options.run.kernel_runs.describe() : std::string(),
+      MockLlm::name_for(options.mutator), options_difference(r.options.run),
       options.problem.vendor_dispatch
           ? " Programs may return the vendor library (--vendor-dispatch), and every fraction is "
             "of min(oracle, vendor library) per shape."

@@ -6,7 +6,7 @@
 /// seeds) and how much is the method (the mean over splits).
 #include "eval/cascade.hpp"
 #include "eval/problem.hpp"
-#include "evolve/kernel_run_budget.hpp"
+#include "evolve/evolution_options.hpp"
 #include "experiments/report.hpp"
 #include "experiments/seed_study.hpp"
 
@@ -24,31 +24,9 @@ struct SplitStudyOptions {
   /// "random-mnk"); its split seed is set per split. With test_shapes set, the one fixed
   /// train/test pair it names is the only split (the runs differ by seed alone).
   ProblemSpec problem;
-  long long budget = 1000; ///< programs per run
-  /// Stop a run after this many programs without a new best (0 = off; negative: the backend's
-  /// default, EvolutionOptions::stagnation).
-  long long stagnation = -1;
-  double rule_penalty = -1;     ///< per-rule selection charge (-1 = the backend's default)
-  int folds = 0;                ///< model selection's folds (EvolutionOptions::folds; 0 = off)
-  bool place_thresholds = true; ///< EvolutionOptions::place_thresholds
-  bool refit_validation = true; ///< EvolutionOptions::refit_validation
-  bool wave_guards = true;      ///< EvolutionOptions::wave_guards
-  bool guard_validation = true; ///< EvolutionOptions::guard_validation
-  bool guard_returns = true;    ///< EvolutionOptions::guard_returns
-  bool wave_floors = true;      ///< EvolutionOptions::wave_floors
-  bool polish = true;           ///< EvolutionOptions::polish
-  bool explore = true;          ///< EvolutionOptions::explore
-  bool analytic_seed = true;    ///< EvolutionOptions::analytic_seed
-  bool optimism_charge = true;  ///< EvolutionOptions::optimism_charge
-  bool refit_lookahead = true;  ///< EvolutionOptions::refit_lookahead
-  bool refit_complexity = true; ///< EvolutionOptions::refit_complexity
-  bool refit_extremes = true;   ///< EvolutionOptions::refit_extremes
-  bool model_prior = true;      ///< EvolutionOptions::model_prior
-  int sampled_sizes = -1;       ///< EvolutionOptions::sampled_sizes (-1: the backend's default)
-  int race_batch = CascadeOptions{}.race_batch; ///< CascadeOptions::race_batch (0 = off)
-  /// Cap on each run's kernel runs (not given: the backend's default,
-  /// EvolutionOptions::kernel_runs).
-  KernelRunBudget kernel_runs = KernelRunBudget::from_backend();
+  /// Every run's options (its seed is set per run); "the backend's default" values are
+  /// resolved once, for the first split's problem, and the result's copy holds them resolved.
+  EvolutionOptions run;
   int splits = 10; ///< random splits, split seeds first_split .. first_split+splits-1
   /// The first split seed (> 0: splits a study at 0 .. first_split-1 never looked at).
   int first_split = 0;

@@ -220,10 +220,10 @@ void RunView::apply(const json& e) {
     apply_new_best(e);
   } else if (*kind == "result") {
     if (auto b = best_point(e); b && !bests_.empty()) result_ = std::move(*b);
-  } else if (*kind == "polish" || *kind == "race_completion" || *kind == "sampled_sizes" ||
-             *kind == "run_step") {
-    // leaf polish, the raced children timed in full, the sampled sizes and the other steps
-    // after the search (model selection, leaf exploration, guard validation), all at the end
+  } else if (*kind == "pass" || *kind == "polish" || *kind == "race_completion" ||
+             *kind == "sampled_sizes" || *kind == "run_step") {
+    // a pass after the search (and, in runs written before the passes, the steps' own events:
+    // leaf polish, race completion, sampled sizes and the others as run_step)
     total_.kernel_runs += count_field(e, "kernel_runs").value_or(0);
   } else if (*kind == "start") {
     start_ = scalars(e, {"seed", "budget", "mutator", "train_shapes", "test_shapes"});

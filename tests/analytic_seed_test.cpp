@@ -98,6 +98,8 @@ TEST_CASE("analytic seed in a run: timed in full where the model is a good guide
   long long sum = 0;
   for (const auto& [op, c] : r.per_operator)
     sum += c.kernel_runs;
+  for (const PassReport& pass : r.passes)
+    sum += pass.kernel_runs;
   CHECK(sum == r.counters.kernel_runs);
   CHECK(r.counters.proposed == r.programs); // a seed is not a proposal
   const auto events = analytic_seed_events(dir.at("timm"));

@@ -131,13 +131,17 @@ TEST_CASE("racing in a run: stopped children counted, and timed in full at the e
   const EvolutionResult r = Evolution(*replay, m, o, dir.at("run")).run();
   REQUIRE(r.stop_reason == "stagnation"); // cap room left at the end
   CHECK(r.counters.race_reject > 0);
-  CHECK(r.raced_completed > 0);
-  CHECK(r.raced_completed <= r.counters.race_reject);
-  CHECK(r.raced_completion_kernel_runs > 0);
-  CHECK(r.per_operator.at("race completion").kernel_runs == r.raced_completion_kernel_runs);
+  const PassReport* completion = r.pass("race-completion");
+  REQUIRE(completion != nullptr);
+  REQUIRE(completion->ran);
+  const long long completed = completion->data.at("completed");
+  CHECK(completed > 0);
+  CHECK(completed <= r.counters.race_reject);
+  CHECK(completion->kernel_runs > 0);
+  CHECK(r.per_operator.count("race completion") == 0); // a pass, not an operator
   CHECK(r.counters.kernel_runs <= (long long)(0.30 * double(r.exhaustive_train_runs)));
   const std::string events = read_file(dir.at("run") + "/events.ndjson");
-  CHECK(events.find("\"event\":\"race_completion\"") != std::string::npos);
+  CHECK(events.find("\"event\":\"pass\"") != std::string::npos);
   // Racing starts once half the cap is spent; before that, only a child whose new pairs take
   // at least kRaceCostlyChildShare of what is left of the cap is raced.
   const long long cap = (long long)(0.30 * double(r.exhaustive_train_runs));
@@ -169,7 +173,7 @@ TEST_CASE("racing in a run: stopped children counted, and timed in full at the e
   // Resuming the finished run completes from its cache: no kernel run more, the same result.
   const EvolutionResult again = Evolution(*replay, m, o, dir.at("run")).resume();
   CHECK(again.counters.to_json() == r.counters.to_json());
-  CHECK(again.raced_completed == r.raced_completed);
+  CHECK(again.pass("race-completion")->to_json(false) == completion->to_json(false));
   CHECK(print_program(again.best.program) == print_program(r.best.program));
 
   // Without racing: nothing stopped that way, nothing completed; and the option travels in
@@ -177,7 +181,7 @@ TEST_CASE("racing in a run: stopped children counted, and timed in full at the e
   o.cascade.race_batch = 0;
   const EvolutionResult plain = Evolution(*replay, m, o).run();
   CHECK(plain.counters.race_reject == 0);
-  CHECK(plain.raced_completed == 0);
+  CHECK(plain.pass("race-completion")->data.at("completed") == 0);
   nlohmann::json j = o.to_json();
   CHECK(j["cascade"]["race_batch"] == 0);
   CHECK(EvolutionOptions::from_json(j).cascade.race_batch == 0);
@@ -191,8 +195,8 @@ TEST_CASE("racing in a run: stopped children counted, and timed in full at the e
   const Problem& lec = test::lecture_problem("h100");
   MockLlm lm(lec.gpu);
   const EvolutionResult lecture = Evolution(lec, lm, a).run();
-  CHECK(lecture.raced_completed == 0);
-  CHECK(lecture.per_operator.count("race completion") == 0);
+  CHECK_FALSE(lecture.pass("race-completion")->ran);
+  CHECK(lecture.pass("race-completion")->why == "no kernel-run cap (nothing raced)");
 }
 
 TEST_CASE("counters: race_reject is written, read, and absent from older runs' counters") {

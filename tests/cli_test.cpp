@@ -3,10 +3,13 @@
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 
+#include "evolve/passes/pipeline.hpp"
 #include "ir/rng.hpp"
+
 #include <array>
 #include <csignal>
 #include <cstdio>
+
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <filesystem>
@@ -273,8 +276,11 @@ TEST_CASE("cli: evolve --threads changes no result, a tiny test half warns, one 
   REQUIRE(one.status == 0);
   REQUIRE(two.status == 0);
   auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(two.out);
-  a.erase("seconds");
-  b.erase("seconds");
+  for (nlohmann::json* j : {&a, &b}) { // wall times: the run's and each pass's
+    j->erase("seconds");
+    for (auto& pass : (*j)["passes"])
+      pass.erase("seconds");
+  }
   CHECK(a == b);
   // Four shapes split in half: two test shapes decide nothing, and the run says so.
   const Run tiny = run("baselines --gpu h100 --inline 1,4096,4096 --inline 16,4096,4096 "
@@ -310,13 +316,21 @@ std::pair<nlohmann::json, nlohmann::json> json_on_off(const std::string& args,
   return {nlohmann::json::parse(on.out), nlohmann::json::parse(off.out)};
 }
 
-/// `evolve --help` names the result step's `off_flag`, and `splits` takes it and reports the
-/// step off under `key` in --json.
-void check_splits_flag(const std::string& off_flag, const std::string& key) {
-  CHECK(run("evolve --help").out.find(off_flag) != std::string::npos);
+/// `evolve --help-all` names the result step's `off_flag` (a pass's name, for --skip-pass NAME),
+/// and `splits` takes it and reports the step off under `key` in --json (skip_passes naming
+/// the pass, for --skip-pass NAME).
+void check_splits_flag(const std::string& off_flag, const std::string& key = "") {
+  const std::string skip = "--skip-pass ";
+  const bool pass = off_flag.rfind(skip, 0) == 0;
+  const std::string named = pass ? off_flag.substr(skip.size()) : off_flag;
+  CHECK(run("evolve --help-all").out.find(named) != std::string::npos);
   const Run splits = run("splits --splits 1 --seeds 1 --budget 100 " + off_flag + " --json");
   REQUIRE(splits.status == 0);
-  CHECK(nlohmann::json::parse(splits.out)[key] == false);
+  const nlohmann::json j = nlohmann::json::parse(splits.out);
+  if (pass)
+    CHECK(j["skip_passes"] == nlohmann::json::array({named}));
+  else
+    CHECK(j[key] == false);
 }
 
 /// Runs `args` (by default the README's first command, mi300x, lecture, split 0, at 300
@@ -338,7 +352,7 @@ nlohmann::json check_result_step(const std::string& off_flag, const std::string&
   const Run summary = run(args);
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find(text) != std::string::npos);
-  CHECK(run("evolve --help").out.find(off_flag) != std::string::npos);
+  check_splits_flag(off_flag);
   return a;
 }
 
@@ -365,16 +379,15 @@ void check_guard_step(const std::string& args, const std::string& off_flag, cons
 
 } // namespace
 
-TEST_CASE("cli: evolve places thresholds between training values, --searched-thresholds does not") {
-  check_result_step("--searched-thresholds", "placed_thresholds",
+TEST_CASE("cli: evolve places thresholds between training values, unless that pass is skipped") {
+  check_result_step("--skip-pass threshold-placement", "placed_thresholds",
                     "Its thresholds were moved between the training values");
 }
 
-TEST_CASE("cli: evolve keeps the result's rules to their waves, --no-wave-guards does not") {
-  const auto a = check_result_step("--no-wave-guards", "wave_guards",
+TEST_CASE("cli: evolve keeps the result's rules to their waves, unless that pass is skipped") {
+  const auto a = check_result_step("--skip-pass wave-guards", "wave_guards",
                                    "Its rules were kept to the waves of their own tile");
   CHECK(a["best"]["wave_guards"][0].get<std::string>().find("units)") != std::string::npos);
-  check_splits_flag("--no-wave-guards", "wave_guards");
 }
 
 TEST_CASE("cli: return rules give decode shapes wider than the training ones their rule back") {
@@ -402,8 +415,8 @@ TEST_CASE("cli: a floor keeps a rule fitted on full waves from an unseen shape u
       0.005);
 }
 
-TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not") {
-  const auto [a, b] = json_on_off("evolve --gpu h100 --budget 300", "--no-polish");
+TEST_CASE("cli: evolve polishes the result's leaf configs, unless that pass is skipped") {
+  const auto [a, b] = json_on_off("evolve --gpu h100 --budget 300", "--skip-pass leaf-polish");
   REQUIRE_FALSE(a["best"]["polish"].empty());
   CHECK(a["best"]["polish"][0].get<std::string>().find("faster there") != std::string::npos);
   CHECK(a["best"]["polish_kernel_runs"].get<long long>() > 0);
@@ -418,15 +431,15 @@ TEST_CASE("cli: evolve polishes the result's leaf configs, --no-polish does not"
   const Run summary = run("evolve --gpu h100 --budget 300");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Its leaf configs were polished") != std::string::npos);
-  check_splits_flag("--no-polish", "polish");
+  check_splits_flag("--skip-pass leaf-polish");
 }
 
-TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploration, --no-explore "
-          "does not") {
+TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploration, unless that "
+          "pass is skipped") {
   const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/h200_triton.csv --shapes " TILEVOLVE_SOURCE_DIR
                            "/data/shapes/lecture.csv --budget 400";
-  const auto [a, b] = json_on_off(args, "--no-explore");
+  const auto [a, b] = json_on_off(args, "--skip-pass leaf-exploration");
   const long long explored = a["best"]["exploration_kernel_runs"].get<long long>();
   CHECK(explored > 0);
   CHECK(a["best"]["exploration"].get<std::string>().find("pairs timed in") != std::string::npos);
@@ -439,7 +452,7 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   const Run summary = run(args);
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Leaf exploration timed configs on the leaves") != std::string::npos);
-  check_splits_flag("--no-explore", "explore");
+  check_splits_flag("--skip-pass leaf-exploration");
 }
 
 TEST_CASE("cli: evolve on a recorded table starts from the analytic model's tree too, "
@@ -458,16 +471,15 @@ TEST_CASE("cli: evolve on a recorded table starts from the analytic model's tree
   check_splits_flag("--no-analytic-seed", "analytic_seed");
 }
 
-TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, --no-guard-validation "
-          "keeps them") {
+TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, unless that pass is "
+          "skipped") {
   // On the H200 table with seed 2, a fold's guard sends a held-out lecture shape to a later
   // rule whose config the run measured as slower there: that rule's guard goes.
   const auto a =
-      check_result_step("--no-guard-validation", "guard_validation",
+      check_result_step("--skip-pass guard-validation", "guard_validation",
                         "Guard validation (guards placed on folds", kH200Lecture + " --seed 2");
   CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on rules") !=
         std::string::npos);
-  check_splits_flag("--no-guard-validation", "guard_validation");
 }
 
 TEST_CASE("cli: refit validation refits with the lookahead's growth where it validates better") {
@@ -500,7 +512,7 @@ TEST_CASE("cli: evolve returns a refitted tree where it validates, the searched 
   const std::string args = "evolve --backend replay:" TILEVOLVE_SOURCE_DIR
                            "/data/replay/a100_hf_mm.txt --budget 1000 --stagnation 200 "
                            "--max-kernel-runs 27%";
-  const auto [a, b] = json_on_off(args, "--no-refit-validation");
+  const auto [a, b] = json_on_off(args, "--skip-pass refit-validation");
   // On split 0 of the A100 HuggingFace GEMMs the tree on the run's pairs validates: its
   // held-out figure beats the searched program's training figure.
   REQUIRE(a.contains("refit_validation"));
@@ -653,6 +665,41 @@ TEST_CASE(
   const auto analytic = nlohmann::json::parse(run("evolve --budget 300 --json").out);
   REQUIRE(analytic.contains("refit_validation"));
   CHECK(analytic["refit_validation"]["optimism_charge"].get<double>() == 0);
+}
+
+TEST_CASE("cli: evolve --help fits on a screen, by group, every pass named; --help-all has all") {
+  const Run help = run("evolve --help");
+  REQUIRE(help.status == 0);
+  std::size_t lines = 0, options = 0;
+  std::istringstream in(help.out);
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    CHECK(line.size() <= 100);
+    if (line.rfind("  -", 0) == 0) ++options;
+  }
+  CHECK(lines <= 150);
+  CHECK(options <= 45);
+  for (const char* group : {"Problem:", "Search:", "Passes after the search:",
+                            "Backend and workers:", "LLM:", "Output:"})
+    CHECK_MESSAGE(help.out.find(group) != std::string::npos, group);
+  CHECK(help.out.find("--skip-pass NAME") != std::string::npos);
+  for (const std::string& pass : tv::pass_names())
+    CHECK_MESSAGE(help.out.find("\n" + std::string(26, ' ') + pass + ": ") != std::string::npos,
+                  pass);
+  CHECK(help.out.find("Advanced:") == std::string::npos);
+  CHECK(help.out.find("--help-all") != std::string::npos);
+  // --help-all: every option, the advanced ones with their ranges and whole descriptions.
+  const Run all = run("evolve --help-all");
+  REQUIRE(all.status == 0);
+  CHECK(all.out.find("Advanced:") != std::string::npos);
+  for (const char* flag : {"--probe-margin FLOAT:from 0 to 1", "--worker-timeout", "--llm-retries",
+                           "--no-wave-floors", "--sampled-sizes"})
+    CHECK_MESSAGE(all.out.find(flag) != std::string::npos, flag);
+  // A pass name --skip-pass does not know is refused with the names it knows.
+  const Run bad = run("evolve --skip-pass leaf-polsh", true);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("no pass is named 'leaf-polsh' (the passes: race-completion,") !=
+        std::string::npos);
 }
 
 } // namespace cli_test

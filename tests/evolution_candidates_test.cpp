@@ -2,6 +2,7 @@
 // and mutators that run out (budgets).
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
+#include "evolve/passes/pipeline.hpp"
 #include "evolve/run_dir.hpp"
 #include "support/fixtures.hpp"
 #include "support/mock_delegate.hpp"
@@ -170,10 +171,11 @@ TEST_CASE("evolution: a mutator that runs out stops the run with its reason, res
   CHECK(again.best.program == r.best.program);
 }
 
-TEST_CASE("evolution: a resumed finished run holds guard validation's pairs aside until then") {
-  // The run above stops early on the analytic model: leaf exploration, polish and refit
-  // validation see the run's pairs, then guard validation times more. Resumed, polish and refit
-  // validation must not see those (they did not the first time), or the trees they refit differ.
+TEST_CASE("evolution: a resumed finished run replays its passes' reports and times nothing") {
+  // The run stops early on the analytic model: leaf exploration, polish and refit validation see
+  // the run's pairs, then guard validation times more. Resumed, the passes are not run again
+  // (polish and refit validation would see guard validation's pairs and could decide otherwise):
+  // the checkpoint holds their reports and the program they handed on.
   const test::ScratchDir scratch("tilevolve_candidates");
   const Problem& p = test::lecture_problem("h100");
   EvolutionOptions o;
@@ -183,22 +185,20 @@ TEST_CASE("evolution: a resumed finished run holds guard validation's pairs asid
   const std::string dir = temp_dir(scratch, "late");
   Budgeted first(p.gpu, 37);
   const EvolutionResult r = Evolution(p, first, o, dir).run();
-  REQUIRE(r.guard_validation_kernel_runs > 0);
+  REQUIRE(r.pass("guard-validation")->kernel_runs > 0);
   const auto cp = nlohmann::json::parse(read_file(dir + "/checkpoint.json"));
-  REQUIRE(cp["state"].contains("late_cache"));
-  long long late = 0;
-  for (const auto& e : cp["state"]["late_cache"])
-    late += (long long)e["rows"].size();
-  CHECK(late == r.guard_validation_kernel_runs);
+  REQUIRE(cp["state"]["search_done"] == true);
+  REQUIRE(cp["state"]["passes"].size() == pass_names().size());
+  CHECK(cp["state"]["pass_runs"]["guard-validation"] == r.pass("guard-validation")->kernel_runs);
   Budgeted second(p.gpu, 37);
   const EvolutionResult again = Evolution(p, second, o, dir).resume();
   CHECK(again.best.program == r.best.program);
-  CHECK(again.refit_verdict.leaves == r.refit_verdict.leaves);
   CHECK(again.counters.to_json() == r.counters.to_json());
-  CHECK(again.guard_validation_kernel_runs == r.guard_validation_kernel_runs);
+  REQUIRE(again.passes.size() == r.passes.size());
+  for (std::size_t i = 0; i < r.passes.size(); ++i) // seconds included: replayed, not re-run
+    CHECK(again.passes[i].to_json() == r.passes[i].to_json());
   const auto cp2 = nlohmann::json::parse(read_file(dir + "/checkpoint.json"));
   CHECK(cp2["state"]["cache"] == cp["state"]["cache"]);
-  CHECK(cp2["state"]["late_cache"] == cp["state"]["late_cache"]);
 }
 
 TEST_CASE(

@@ -138,10 +138,12 @@ TEST_CASE("evolution: a misbehaving mutator is counted at every stage and never 
   CHECK(c.mutator_failed + c.diff_failed + c.parse_failed + c.noop + c.static_reject +
             c.probe_reject + c.race_reject + c.timing_failed + c.over_budget + c.full ==
         c.proposed);
-  // Per-operator counters add up to the totals.
+  // Per-operator counters add up to the totals (with the passes' kernel runs).
   Counters sum;
   for (const auto& [op, oc] : r.per_operator)
     sum.add(oc);
+  for (const PassReport& pass : r.passes)
+    sum.kernel_runs += pass.kernel_runs;
   CHECK(sum.proposed == c.proposed);
   CHECK(sum.kernel_runs == c.kernel_runs);
   // The same unlaunchable child proposed again is a no-op (known program), never timed.
@@ -365,11 +367,11 @@ EvolutionResult run_returning(const Problem& p, bool place, bool guards, bool re
   MockLlm m(p.gpu);
   EvolutionOptions o;
   o.budget = 1000;
-  o.polish = false;
+  o.skip("leaf-polish");
   o.sampled_sizes = 0; // its choice depends on the forms placement and guards give
-  o.place_thresholds = place;
-  o.wave_guards = guards;
-  o.refit_validation = refit_validation;
+  if (!place) o.skip("threshold-placement");
+  if (!guards) o.skip("wave-guards");
+  if (!refit_validation) o.skip("refit-validation");
   return Evolution(p, m, o).run();
 }
 
@@ -381,8 +383,8 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   // The same search either way; only the returned program differs, and only off the
   // training shapes.
   CHECK(placed.best_searched.program == searched.best.program);
-  CHECK(searched.placement.empty());
-  REQUIRE_FALSE(placed.placement.empty());
+  CHECK_FALSE(searched.pass("threshold-placement")->ran);
+  REQUIRE_FALSE(placed.pass("threshold-placement")->lines.empty());
   CHECK(placed.best.program != searched.best.program);
   for (const Shape& s : train)
     CHECK(placed.best.program.choose(s) == searched.best.program.choose(s));
@@ -391,8 +393,8 @@ TEST_CASE("evolution: the result's thresholds sit between training values, decis
   // Placing again moves nothing: every cut is already at its place.
   CHECK(place_thresholds(placed.best.program, train, p.gpu.units).changes.empty());
   // The options travel with the run's configuration; older runs (no key) read back unplaced.
-  test::check_step_option("place_thresholds", &EvolutionOptions::place_thresholds);
-  test::check_step_option("refit_validation", &EvolutionOptions::refit_validation);
+  test::check_pass_option("threshold-placement", "place_thresholds");
+  test::check_pass_option("refit-validation", "refit_validation");
   test::check_step_option("optimism_charge", &EvolutionOptions::optimism_charge);
   test::check_step_option("refit_lookahead", &EvolutionOptions::refit_lookahead);
   test::check_step_option("refit_complexity", &EvolutionOptions::refit_complexity);
@@ -407,16 +409,16 @@ TEST_CASE("evolution: the result's rules are kept to their waves, decisions kept
   const EvolutionResult plain = run_returning(p, true, false, true);
   // The same search and placement either way; the guards are added last, after placement.
   CHECK(guarded.best_searched.program == plain.best_searched.program);
-  CHECK(guarded.placement == plain.placement);
-  CHECK(plain.wave_guards.empty());
-  REQUIRE_FALSE(guarded.wave_guards.empty());
+  CHECK(guarded.pass("threshold-placement")->lines == plain.pass("threshold-placement")->lines);
+  CHECK_FALSE(plain.pass("wave-guards")->ran);
+  REQUIRE_FALSE(guarded.pass("wave-guards")->lines.empty());
   CHECK(guard_waves(plain.best.program, train, p.gpu.units).program == guarded.best.program);
   for (const Shape& s : train)
     CHECK(guarded.best.program.choose(s) == plain.best.program.choose(s));
   CHECK(guarded.best_train.speedup_vs_expert ==
         doctest::Approx(plain.best_train.speedup_vs_expert));
   // The option travels with the run's configuration; older runs (no key) read back unguarded.
-  test::check_step_option("wave_guards", &EvolutionOptions::wave_guards);
+  test::check_pass_option("wave-guards", "wave_guards");
   test::check_step_option("guard_returns", &EvolutionOptions::guard_returns);
 }
 

@@ -105,7 +105,7 @@ TEST_CASE("judge_guards drops a guard whose measured diversions lost, and keeps 
 }
 
 TEST_CASE("guard validation's option travels with the run, and older runs read it as off") {
-  test::check_step_option("guard_validation", &EvolutionOptions::guard_validation);
+  test::check_pass_option("guard-validation", "guard_validation");
 }
 
 TEST_CASE("guard_waves gives no guard to a rule `allowed` leaves out") {

@@ -27,7 +27,7 @@ TEST_CASE("install: the installed binary finds its files in PREFIX/share/tilevol
   CHECK(fs::exists(share + "/eval/workers/triton_worker.py"));
   // Run from elsewhere: the default worker is the installed one.
   const std::string bin = "cd / && COLUMNS=400 '" + prefix + "/bin/tilevolve'";
-  const auto help = tv::test::run_shell(bin + " evolve --help");
+  const auto help = tv::test::run_shell(bin + " evolve --help-all");
   REQUIRE(help.status == 0);
   CHECK(help.out.find(share + "/eval/workers/triton_worker.py") != std::string::npos);
   // The data: the default expert is read from the installed data/.

@@ -152,19 +152,19 @@ TEST_CASE("leaf_explore: a capped run spends what the search left, counted, and 
   test::ScratchDir dir("tv_leaf_explore");
   const EvolutionResult r = Evolution(*p, m, o, dir.at("run")).run();
   const long long cap = o.kernel_runs.cap(r.exhaustive_train_runs);
-  REQUIRE(r.per_operator.count("exploration") == 1);
-  CHECK(r.per_operator.at("exploration").kernel_runs == r.exploration_kernel_runs);
-  CHECK(r.exploration_kernel_runs > 0);
-  CHECK(r.exploration.find("pairs timed") != std::string::npos);
+  const PassReport& explored = *r.pass("leaf-exploration");
+  CHECK(explored.kernel_runs > 0);
+  CHECK(explored.summary.find("pairs timed") != std::string::npos);
   CHECK(r.counters.kernel_runs <= cap);
   long long sum = 0;
   for (const auto& [op, c] : r.per_operator)
     sum += c.kernel_runs;
+  for (const PassReport& pass : r.passes)
+    sum += pass.kernel_runs;
   CHECK(sum == r.counters.kernel_runs);
   // Resuming the finished run reports the same exploration and times nothing more.
   const EvolutionResult resumed = Evolution(*p, m, o, dir.at("run")).resume();
-  CHECK(resumed.exploration == r.exploration);
-  CHECK(resumed.exploration_kernel_runs == r.exploration_kernel_runs);
+  CHECK(resumed.pass("leaf-exploration")->to_json() == explored.to_json());
   CHECK(resumed.counters.to_json() == r.counters.to_json());
   CHECK(resumed.best.program == r.best.program);
   // The same seed, the same run.
@@ -172,17 +172,19 @@ TEST_CASE("leaf_explore: a capped run spends what the search left, counted, and 
   CHECK(twice.best.program == r.best.program);
   CHECK(twice.counters.kernel_runs == r.counters.kernel_runs);
 
-  o.explore = false;
+  o.skip("leaf-exploration");
   const EvolutionResult off = Evolution(*p, m, o).run();
-  CHECK(off.exploration.empty());
-  CHECK(off.exploration_kernel_runs == 0);
-  CHECK(off.per_operator.count("exploration") == 0);
+  CHECK_FALSE(off.pass("leaf-exploration")->ran);
+  CHECK(off.pass("leaf-exploration")->kernel_runs == 0);
   CHECK(off.best_searched.program == r.best_searched.program); // the search itself is the same
   // The runs differ by exploration's pairs, and by what the steps after it time for the
   // program each returns (polish, guard validation).
-  CHECK(off.counters.kernel_runs + r.exploration_kernel_runs ==
-        r.counters.kernel_runs - r.polish_kernel_runs + off.polish_kernel_runs -
-            r.guard_validation_kernel_runs + off.guard_validation_kernel_runs);
+  const auto runs = [](const EvolutionResult& x, const char* pass) {
+    return x.pass(pass)->kernel_runs;
+  };
+  CHECK(off.counters.kernel_runs + explored.kernel_runs ==
+        r.counters.kernel_runs - runs(r, "leaf-polish") + runs(off, "leaf-polish") -
+            runs(r, "guard-validation") + runs(off, "guard-validation"));
   // Without a cap (the analytic model) it times at most 1% of exhaustive tuning.
   const EvolutionResult lecture = Evolution(test::lecture_problem("h100"), m,
                                             [] {
@@ -191,12 +193,12 @@ TEST_CASE("leaf_explore: a capped run spends what the search left, counted, and 
                                               return l;
                                             }())
                                       .run();
-  REQUIRE(lecture.per_operator.count("exploration") == 1);
-  CHECK(lecture.exploration_kernel_runs > 0);
-  CHECK(lecture.exploration_kernel_runs <= lecture.exhaustive_train_runs / 100);
-  CHECK(lecture.exploration.find("pairs timed") != std::string::npos);
-  // Options: written, read back, and absent (off) in a run written before exploration existed.
-  test::check_step_option("explore", &EvolutionOptions::explore);
+  const PassReport& lectured = *lecture.pass("leaf-exploration");
+  CHECK(lectured.kernel_runs > 0);
+  CHECK(lectured.kernel_runs <= lecture.exhaustive_train_runs / 100);
+  CHECK(lectured.summary.find("pairs timed") != std::string::npos);
+  // Options: written, read back, and absent (skipped) in a run written before exploration.
+  test::check_pass_option("leaf-exploration", "explore");
 }
 
 TEST_CASE("leaf_explore: without a cap it never takes the run past 4% of exhaustive tuning") {
@@ -220,11 +222,12 @@ TEST_CASE("leaf_explore: without a cap it never takes the run past 4% of exhaust
   o.seed = 4;
   const EvolutionResult r = Evolution(*p, m, o).run();
   const double exhaustive = double(r.exhaustive_train_runs);
-  const long long before = r.counters.kernel_runs - r.exploration_kernel_runs -
-                           r.polish_kernel_runs - r.guard_validation_kernel_runs;
+  const long long explored = r.pass("leaf-exploration")->kernel_runs;
+  const long long before = r.counters.kernel_runs - explored - r.pass("leaf-polish")->kernel_runs -
+                           r.pass("guard-validation")->kernel_runs;
   REQUIRE(double(before) > 0.03 * exhaustive); // the ceiling binds
-  CHECK(r.exploration_kernel_runs > 0);
-  CHECK(double(before + r.exploration_kernel_runs) <= 0.04 * exhaustive);
+  CHECK(explored > 0);
+  CHECK(double(before + explored) <= 0.04 * exhaustive);
 }
 
 } // namespace leaf_explore_test

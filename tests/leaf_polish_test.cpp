@@ -122,29 +122,29 @@ TEST_CASE("leaf_polish: a run's result is polished within its budget, counted, a
   o.seed = 0;
   o.budget = 300;
   const EvolutionResult r = Evolution(p, m, o).run();
-  REQUIRE_FALSE(r.polish.empty());
+  const PassReport& polish = *r.pass("leaf-polish");
+  REQUIRE_FALSE(polish.lines.empty());
   // It only ever replaces a config by a faster one on the shapes that config decides.
   const double searched = p.train->score(r.best_searched.program).speedup_vs_expert;
   CHECK(r.best_train.speedup_vs_expert > searched);
   // Its kernel runs: counted in the run's total and under its own name, within the allowance.
-  REQUIRE(r.per_operator.count("polish") == 1);
-  CHECK(r.per_operator.at("polish").kernel_runs == r.polish_kernel_runs);
-  CHECK(r.polish_kernel_runs > 0);
-  CHECK(r.polish_kernel_runs <=
-        kPolishShare * double(r.counters.kernel_runs - r.polish_kernel_runs));
+  CHECK(polish.kernel_runs > 0);
+  CHECK(polish.kernel_runs <= kPolishShare * double(r.counters.kernel_runs - polish.kernel_runs));
+  CHECK(r.per_operator.count("polish") == 0); // a pass, not an operator
   long long sum = 0;
   for (const auto& [op, c] : r.per_operator)
     sum += c.kernel_runs;
+  for (const PassReport& pass : r.passes)
+    sum += pass.kernel_runs;
   CHECK(sum == r.counters.kernel_runs);
 
-  o.polish = false;
+  o.skip("leaf-polish");
   const EvolutionResult off = Evolution(p, m, o).run();
-  CHECK(off.polish.empty());
-  CHECK(off.polish_kernel_runs == 0);
-  CHECK(off.counters.kernel_runs + r.polish_kernel_runs == r.counters.kernel_runs);
+  CHECK_FALSE(off.pass("leaf-polish")->ran);
+  CHECK(off.pass("leaf-polish")->why == "skipped (--skip-pass)");
   CHECK(off.best_searched.program == r.best_searched.program); // the search itself is the same
-  // Options: written, read back, and absent (off) in a run written before polish existed.
-  test::check_step_option("polish", &EvolutionOptions::polish);
+  // Options: written, read back, and absent (skipped) in a run written before polish existed.
+  test::check_pass_option("leaf-polish", "polish");
 }
 
 } // namespace leaf_polish_test

@@ -46,6 +46,8 @@ void check_counters(const EvolutionResult& run) {
   Counters ops;
   for (const auto& [op, oc] : run.per_operator)
     ops.add(oc);
+  for (const PassReport& pass : run.passes) // the passes after the search time pairs too
+    ops.kernel_runs += pass.kernel_runs;
   CHECK(ops.proposed == c.proposed);
   CHECK(ops.kernel_runs == c.kernel_runs);
   CHECK(c.kernel_runs > 0);

@@ -447,8 +447,8 @@ TEST_CASE("measured_faults: bad fault limits are refused with the flag and what 
   refused("devices --worker-backoff 20", "--worker-max-backoff (10 s) must not be below "
                                          "--worker-backoff (20 s)");
   refused("devices --poison-strikes 2", "--poison-strikes"); // devices measures nothing
-  // --help tells what each does.
-  const auto help = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " evolve --help");
+  // --help-all tells what each does (--help keeps to the options most runs need).
+  const auto help = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " evolve --help-all");
   for (const char* flag : {"--worker-backoff", "--worker-max-backoff", "--worker-max-failed-starts",
                            "--worker-max-faults", "--poison-strikes", "--poison-config-after"})
     CHECK_MESSAGE(help.out.find(flag) != std::string::npos, flag);

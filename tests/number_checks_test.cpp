@@ -73,10 +73,15 @@ TEST_CASE("number_checks: good values still work and --help states the ranges") 
   CHECK(ok.status == 0);
   CHECK(tv::test::read_text(dir + "/config.json").find("\"seed\": 18446744073709551615") !=
         std::string::npos);
-  const auto help = tilevolve("evolve --help");
+  // --help-all states the ranges; --help, brief, names the types alone.
+  const auto help = tilevolve("evolve --help-all");
   CHECK(help.status == 0);
   CHECK(help.out.find("--seed UINT:from 0 to 2^64-1") != std::string::npos);
   CHECK(help.out.find("--probe-margin FLOAT:from 0 to 1") != std::string::npos);
+  const auto brief = tilevolve("evolve --help");
+  CHECK(brief.status == 0);
+  CHECK(brief.out.find("--seed UINT=0") != std::string::npos);
+  CHECK(brief.out.find("--probe-margin") == std::string::npos); // an advanced option
 }
 
 } // namespace number_checks_test

@@ -7,6 +7,7 @@
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -133,37 +134,41 @@ TEST_CASE("sampled sizes in a run: the chosen program fit the training shapes al
           "kernel runs counted") {
   const Problem& p = tv::test::lecture_problem("h100");
   const EvolutionResult off = run(p, 0);
-  CHECK(off.sampled.figures.empty());
-  CHECK(off.per_operator.count("sampled sizes") == 0);
+  CHECK_FALSE(off.pass("sampled-sizes")->ran);
+  CHECK(off.pass("sampled-sizes")->kernel_runs == 0);
   int compared = 0;
   bool changed = false;
   for (std::uint64_t seed : {0, 1, 2, 3}) {
     CAPTURE(seed);
     const EvolutionResult r = run(p, 64, seed);
-    const SampledChoice& c = r.sampled;
-    if (c.figures.empty()) {
+    const PassReport& pass = *r.pass("sampled-sizes");
+    REQUIRE(pass.ran);
+    if (!pass.data.contains("figures")) {
       // One program alone fit the training shapes that well: nothing to choose, nothing timed.
-      CHECK(r.per_operator.count("sampled sizes") == 0);
+      CHECK(pass.kernel_runs == 0);
       CHECK(r.best.id == r.best_searched.id);
       continue;
     }
     ++compared;
-    REQUIRE(c.figures.size() >= 2);
-    CHECK(c.figures.size() <= kSampledCandidates);
-    CHECK(c.sizes == 64);
-    CHECK(r.sampled_ids.size() == c.figures.size());
-    CHECK(r.sampled_ids.front() == r.best_searched.id);
-    for (double f : c.figures) {
+    const std::vector<double> figures = pass.data.at("figures");
+    const std::vector<std::uint64_t> ids = pass.data.at("candidates");
+    const std::size_t chosen = pass.data.at("chosen");
+    REQUIRE(figures.size() >= 2);
+    CHECK(figures.size() <= kSampledCandidates);
+    CHECK(pass.data.at("sizes") == 64);
+    CHECK(ids.size() == figures.size());
+    CHECK(ids.front() == r.best_searched.id);
+    for (double f : figures) {
       CHECK(f > 0);
-      CHECK(f <= c.figures[c.chosen]);
+      CHECK(f <= figures[chosen]);
     }
-    CHECK(c.kernel_runs >= 64);
-    CHECK(r.per_operator.at("sampled sizes").kernel_runs == c.kernel_runs);
-    CHECK(r.best.id == r.sampled_ids.at(c.chosen));
+    CHECK(pass.kernel_runs >= 64);
+    CHECK(pass.data.at("kernel_runs") == pass.kernel_runs);
+    CHECK(r.best.id == ids.at(chosen));
     // Whatever it chose fit the training shapes within the tie share of the searched best
     // (polish, after it, only makes the training figure better).
     CHECK(r.best.score >= r.best_searched.score * (1 - kSampledTieShare));
-    changed = changed || c.chosen != 0;
+    changed = changed || chosen != 0;
   }
   CHECK(compared >= 2);
   CHECK(changed); // on these seeds at least one run returns another program than the best
@@ -202,15 +207,20 @@ TEST_CASE("sampled sizes: evolve reports the comparison, --sampled-sizes 0 turns
   REQUIRE(j.contains("sampled_sizes"));
   const auto& c = j["sampled_sizes"];
   CHECK(c["sizes"] == 64);
-  CHECK(c["kernel_runs"] == j["per_operator"]["sampled sizes"]["kernel_runs"]);
+  const auto pass = std::find_if(j["passes"].begin(), j["passes"].end(),
+                                 [](const auto& p) { return p["name"] == "sampled-sizes"; });
+  REQUIRE(pass != j["passes"].end());
+  CHECK(c["kernel_runs"] == (*pass)["kernel_runs"]);
+  CHECK(c == (*pass)["data"]);
   CHECK(c["range"] == "M 1..8192, N 1280..28672, K 1024..14336"); // the lecture's training half
   CHECK(j["best"]["id"] == c["candidates"][c["chosen"].get<std::size_t>()]);
-  // The run's events say what it compared, for the dashboard's count of kernel runs.
+  // The run's events say what it compared, for the dashboard's count of kernel runs: the pass's
+  // report, as summary.json has it (without its wall time).
   const std::string events = tv::test::read_text(dir.at("run/events.ndjson"));
-  CHECK(events.find(fmt::format("{{\"candidates\":{},\"chosen\":{},\"event\":\"sampled_sizes\","
-                                "\"kernel_runs\":{},\"sizes\":64}}",
-                                c["candidates"].dump(), j["best"]["id"].dump(),
-                                c["kernel_runs"].dump())) != std::string::npos);
+  nlohmann::json event = *pass;
+  event.erase("seconds");
+  event["event"] = "pass";
+  CHECK(events.find(event.dump()) != std::string::npos);
   const auto text = tv::test::run_shell(tool + " evolve --gpu h100 --seed 1 2>/dev/null");
   CHECK(text.out.find("Sampled sizes: ") != std::string::npos);
   const auto zero = tv::test::run_shell(

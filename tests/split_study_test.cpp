@@ -26,7 +26,7 @@ namespace {
 
 SplitStudyResult small(int threads = 0) {
   SplitStudyOptions o;
-  o.budget = 60;
+  o.run.budget = 60;
   o.splits = 3;
   o.seeds = 2;
   o.threads = threads;
@@ -54,7 +54,7 @@ SplitStudyOptions a100_hf(int splits) {
 }
 
 /// The run of seed 0 on `row`'s split, loaded on its own (not derived from a study's table),
-/// with the study's budget and folds.
+/// with the study's budget.
 EvolutionResult run_alone(const SplitStudyOptions& o, const SplitRow& row) {
   ProblemSpec spec = o.problem;
   spec.seed = row.split_seed;
@@ -62,8 +62,7 @@ EvolutionResult run_alone(const SplitStudyOptions& o, const SplitRow& row) {
   MockLlm m(problem->gpu, mock_options_for(*problem, {}));
   EvolutionOptions eo;
   eo.seed = 0;
-  eo.budget = o.budget;
-  eo.folds = o.folds;
+  eo.budget = o.run.budget;
   return Evolution(*problem, m, eo).run();
 }
 
@@ -170,16 +169,16 @@ TEST_CASE("split_study: the thread count does not change the results") {
 
 TEST_CASE("split_study: bad options are refused") {
   SplitStudyOptions o;
-  o.budget = 10;
+  o.run.budget = 10;
   o.splits = 0;
   CHECK_THROWS_AS(run_split_study(o), InputError);
   o.splits = 1;
   o.seeds = 0;
   CHECK_THROWS_AS(run_split_study(o), InputError);
   o.seeds = 1;
-  o.budget = -1;
+  o.run.budget = -1;
   CHECK_THROWS_AS(run_split_study(o), InputError);
-  o.budget = 10;
+  o.run.budget = 10;
   o.problem.split = "model:llama3-8b";
   CHECK_THROWS_AS(run_split_study(o), InputError);
   o.problem.split = "random";
@@ -234,7 +233,7 @@ TEST_CASE("split_study: the binary prints the study as JSON, and bad options exi
 
 TEST_CASE("split_study: recorded measurements with a split by (M, N, K)") {
   SplitStudyOptions o = replay_by_size();
-  o.budget = 40;
+  o.run.budget = 40;
   o.splits = 2;
   o.seeds = 1;
   const SplitStudyResult r = run_split_study(o);
@@ -287,24 +286,24 @@ TEST_CASE("split_study: range splits, one per feature and end, from the binary")
 TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
   SplitStudyOptions o = replay_by_size();
   const int budget = 600;
-  o.budget = budget;
+  o.run.budget = budget;
   o.splits = 2;
   o.seeds = 2;
   // Racing off: what it stops, a capped run times in full at the end, so with it a stopped run
   // may time more pairs than one that ran to the budget without a cap (cascade_race_test).
-  o.race_batch = 0;
+  o.run.cascade.race_batch = 0;
   // And no analytic seed: it starts capped runs only, so a capped run would time its pairs
   // where the uncapped one does not (analytic_seed_test).
-  o.analytic_seed = false;
+  o.run.analytic_seed = false;
   // On recorded timings a run stops by default after 200 programs without a new best or at
   // 30% of exhaustive tuning; without either stop every run goes to the budget.
   const SplitStudyResult defaults = run_split_study(o);
-  CHECK(defaults.options.stagnation == 200);
-  CHECK(defaults.options.kernel_runs.text() == "30%");
+  CHECK(defaults.options.run.stagnation == 200);
+  CHECK(defaults.options.run.kernel_runs.text() == "30%");
   CHECK(defaults.report.intro.find("stops after 200 programs without a new best, at most 30% of "
                                    "the kernel runs of exhaustive tuning") != std::string::npos);
-  o.stagnation = 0;
-  o.kernel_runs = KernelRunBudget{};
+  o.run.stagnation = 0;
+  o.run.kernel_runs = KernelRunBudget{};
   const SplitStudyResult full = run_split_study(o);
   CHECK(full.report.intro.find("without a new best") == std::string::npos);
   for (std::size_t i = 0; i < full.rows.size(); ++i)
@@ -315,11 +314,12 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
       // Leaf exploration spends what a stopped run leaves of its cap (a run without a cap, at
       // most 1% of exhaustive tuning); the search itself times no more.
       const EvolutionResult& f = full.rows[i].evolved.runs[s];
-      CHECK(f.exploration_kernel_runs <= f.exhaustive_train_runs / 100);
-      CHECK(d.counters.kernel_runs - d.exploration_kernel_runs <=
-            f.counters.kernel_runs - f.exploration_kernel_runs);
+      const long long d_explored = d.pass("leaf-exploration")->kernel_runs;
+      const long long f_explored = f.pass("leaf-exploration")->kernel_runs;
+      CHECK(f_explored <= f.exhaustive_train_runs / 100);
+      CHECK(d.counters.kernel_runs - d_explored <= f.counters.kernel_runs - f_explored);
     }
-  o.stagnation = 30;
+  o.run.stagnation = 30;
   const SplitStudyResult stopped = run_split_study(o);
   for (std::size_t i = 0; i < full.rows.size(); ++i)
     for (std::size_t s = 0; s < full.rows[i].evolved.runs.size(); ++s) {
@@ -337,8 +337,8 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
         std::string::npos);
   // A rule penalty of 0 lets rules stay that the default 0.01 (recorded timings) removes from
   // the searched programs (what the runs return may be a refitted tree either way).
-  o.stagnation = 0;
-  o.rule_penalty = 0;
+  o.run.stagnation = 0;
+  o.run.rule_penalty = 0;
   const SplitStudyResult free = run_split_study(o);
   std::size_t rules_default = 0, rules_free = 0;
   for (std::size_t i = 0; i < full.rows.size(); ++i)
@@ -366,7 +366,7 @@ TEST_CASE("split_study: --stagnation and --rule-penalty reach every run") {
 TEST_CASE("split_study: the vendor library's column when the backend times it") {
   SplitStudyOptions o = replay_by_size();
   o.problem.vendor_dispatch = true;
-  o.budget = 30;
+  o.run.budget = 30;
   o.splits = 2;
   o.seeds = 1;
   const SplitStudyResult r = run_split_study(o);
@@ -393,7 +393,7 @@ TEST_CASE(
   o.problem.test_shapes = tv::data_dir() + "/shapes/six_models.csv";
   o.splits = 1;
   o.seeds = 2;
-  o.budget = 40;
+  o.run.budget = 40;
   const tv::SplitStudyResult r = tv::run_split_study(o);
   REQUIRE(r.rows.size() == 1);
   CHECK(r.rows[0].evolved.runs.size() == 2);
@@ -443,17 +443,17 @@ TEST_CASE("split_study: a split of a study is the run of that split seed, racing
   CHECK_THROWS_AS(run_split_study(later), InputError);
 }
 
-TEST_CASE("split_study: with --folds too, a later split is the run of its split seed") {
+TEST_CASE("split_study: a later split is the run of its split seed, passes and all") {
   SplitStudyOptions o = a100_hf(2);
-  o.budget = 120;
-  o.folds = 3;
+  o.run.budget = 120;
   const SplitStudyResult r = run_split_study(o);
   REQUIRE(r.rows.size() == 2);
   const SplitRow& row = r.rows[1]; // derived from split 0's table
   const EvolutionResult alone = run_alone(o, row);
   const EvolutionResult& in_study = row.evolved.runs.at(0);
-  REQUIRE(alone.selection.folds == 3);
-  CHECK(in_study.selection.to_json(false) == alone.selection.to_json(false));
+  REQUIRE(alone.passes.size() == in_study.passes.size());
+  for (std::size_t i = 0; i < alone.passes.size(); ++i)
+    CHECK(in_study.passes[i].to_json(false) == alone.passes[i].to_json(false));
   CHECK(in_study.best_test.fraction_of_oracle == alone.best_test.fraction_of_oracle);
   CHECK(in_study.counters.kernel_runs == alone.counters.kernel_runs);
 }
