@@ -284,12 +284,12 @@ TEST_CASE("bad input: inline shapes, model presets and token lists") {
     CHECK(r.out.size() < 4200);
     CHECK(r.out.find("... (cut: the message has 12") != std::string::npos);
   }
-  refused("baselines --model llama3-8b --tokens 1,-5",
+  refused("baselines --preset llama3-8b --tokens 1,-5",
           "--tokens '1,-5': ", "'-5' is not an integer in [1, 2^31]");
-  refused("baselines --model llama3-8b --tokens nan", "--tokens 'nan': ", "is not an integer");
-  refused("baselines --model llama3-8b --tokens 99999999999999999999", "--tokens ",
+  refused("baselines --preset llama3-8b --tokens nan", "--tokens 'nan': ", "is not an integer");
+  refused("baselines --preset llama3-8b --tokens 99999999999999999999", "--tokens ",
           "is not an integer in [1, 2^31]");
-  refused("baselines --model no-such-model", "unknown model 'no-such-model'", "known: ");
+  refused("baselines --preset no-such-model", "unknown model 'no-such-model'", "known: ");
   refused("baselines --gpu no-such-gpu", "unknown GPU 'no-such-gpu'", "known: ");
   refused("baselines --split bogus", "unknown split 'bogus'", "expected random");
   refused("baselines --backend bogus:x", "", "bogus");
