@@ -80,7 +80,7 @@ TEST_CASE("bad input: shape CSV files") {
   refused(shapes("name,M,N,K,weight\nx,1,2,3,1e308\ny,1,2,4,1e308\n"),
           f + ":3: ", "the weights up to this line sum to more than");
   refused(shapes("name,M,N,K\r\na,1,4096,4096\r\nb,1,40"), f + ":3: ", "expected 4 fields, got 3");
-  refused(shapes(""), f + ": ", "no shapes");
+  refused(shapes(""), f + ": ", "no shapes: expected the header 'name,M,N,K[,dtype]");
   refused(shapes("name,M,N,K\nx,1e3,1,1\n"), f + ":2: ", "M must be a positive integer, got '1e3'");
   // A byte order mark and CRLF line endings are fine.
   const Outcome ok = tilevolve(shapes("\xEF\xBB\xBFname,M,N,K\r\na,1,4096,4096\r\nb,4096,4096,"
