@@ -97,7 +97,8 @@ LlmSettings llm_settings_from_flags(const LlmOptions& o) {
   s.url = o.llm.substr(7);
   if (o.model.empty())
     throw InputError(
-        "--llm openai:URL needs --model NAME (or --llm-model; a:0.8,b:0.2 for an ensemble)");
+        "--llm openai:URL needs --llm-model NAME (the server's model; a:0.8,b:0.2 for an "
+        "ensemble)");
   s.models = ModelEnsemble::parse(o.model);
   s.api_key_env = o.api_key_env.empty() ? "OPENAI_API_KEY" : o.api_key_env;
   // Paths are recorded absolute, so that --resume and replay find them from anywhere.

@@ -1,5 +1,5 @@
 #pragma once
-/// The LLM options of `tilevolve evolve` (--llm, --model, budgets, timeouts, prompts) and the
+/// The LLM options of `tilevolve evolve` (--llm, --llm-model, budgets, timeouts, prompts) and the
 /// LLM mutator they make.
 #include "eval/problem.hpp"
 #include "evolve/mutators/llm_mutator.hpp"
@@ -29,7 +29,7 @@ bool is_runtime_llm_flag(const std::string& name);
 /// replay:DIR (for which it returns false and sets `replay_dir`).
 bool wants_llm_server(const LlmOptions& o, std::string& replay_dir);
 /// The settings of a fresh --llm openai:URL run from the flags; throws InputError for a
-/// missing --model, a bad model list or URL.
+/// missing --llm-model, a bad model list or URL.
 LlmSettings llm_settings_from_flags(const LlmOptions& o);
 /// The API key from the environment variable `name`; throws InputError when `required` and
 /// it is unset or empty. The key is returned to be sent, never to be shown.

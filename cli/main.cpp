@@ -13,6 +13,7 @@
 #include "cli/lecture_command.hpp"
 #include "cli/measure_command.hpp"
 #include "cli/progress_bar.hpp"
+#include "cli/retired_options.hpp"
 #include "cli/score_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/splits_command.hpp"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   tv::add_export_command(app);
   tv::add_import_command(app);
   tv::add_serve_command(app);
+  tv::remove_retired_options(app); // refused below with what to give instead
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     sub->footer(tv::kExitStatusHelp);
   const tv::TerminalProgressBar progress; // long computations show a bar on a terminal
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
     // subcommand is required).
     if (const std::string typo = tv::unknown_subcommand_message(app, argc, argv); !typo.empty())
       throw tv::InputError(typo);
+    if (const std::string retired = tv::retired_option_message(argc, argv); !retired.empty())
+      throw tv::InputError(retired);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; a bad flag is bad input like any

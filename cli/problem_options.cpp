@@ -43,7 +43,7 @@ void warn_if_few_test_shapes(const Problem& p) {
 }
 
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet which,
-                         bool model_alias) {
+                         bool /*model_alias*/) {
   const bool all = which == ProblemOptionSet::all;
   // Without --gpu, a replay file that says what it was measured on picks the profile.
   spec.gpu = kDefaultGpu;
@@ -66,7 +66,7 @@ void add_problem_options(CLI::App& cmd, ProblemSpec& spec, ProblemOptionSet whic
                  "hipBLASLt log captured with HIPBLASLT_LOG_MASK=64: identical GEMMs merged, "
                  "weight = call_count x batch_count, other types and functions skipped and "
                  "counted (see data/workloads/README.md)");
-  cmd.add_option(model_alias ? "--preset,--model" : "--preset", spec.model,
+  cmd.add_option("--preset", spec.model,
                  "model preset from data/models/models.json (llama3-8b, llama3-70b, "
                  "llama3-405b, qwen2.5-7b, qwen2.5-72b, mixtral-8x7b, deepseek-v3, "
                  "gemma2-27b): the GEMMs of one forward pass per token count");

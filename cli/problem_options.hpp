@@ -1,6 +1,6 @@
 #pragma once
 /// The options every problem-based subcommand shares (--gpu, the shape sources --shapes,
-/// --workload-log, --model/--tp/--tokens and --inline, --keep, --split, --backend, ...).
+/// --workload-log, --preset/--tp/--tokens and --inline, --keep, --split, --backend, ...).
 #include "eval/problem.hpp"
 
 #include <CLI/CLI.hpp>
@@ -21,8 +21,8 @@ enum class ProblemOptionSet {
 /// Adds the problem options of `which` to `cmd`; `spec` must outlive the parse. Marks
 /// spec.gpu as a default (a replay file may pick the profile) until --gpu is given; the
 /// default is kDefaultGpu.
-/// The model preset is --preset, also spelled --model unless `model_alias` is false (evolve,
-/// where --model may name the LLM instead, resolves it itself).
+/// The model preset is --preset (`--model`, which meant a preset or the LLM's model, is refused
+/// with both names: cli/retired_options.hpp). `model_alias` is no longer read.
 void add_problem_options(CLI::App& cmd, ProblemSpec& spec,
                          ProblemOptionSet which = ProblemOptionSet::all, bool model_alias = true);
 /// The fewest test shapes whose score tells held-out generalization apart from chance.

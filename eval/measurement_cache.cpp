@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace tv {
@@ -351,9 +353,16 @@ MeasurementFile load_measurement_file(const std::string& path) {
 
 std::vector<MeasurementRecord> load_measurement_cache(const std::string& path) {
   MeasurementFile f = load_measurement_file(path);
-  for (const auto& w : f.warnings)
-    fmt::print(stderr, "tilevolve: warning: {}\n", w);
+  print_warnings_once(f);
   return std::move(f.records);
+}
+
+void print_warnings_once(const MeasurementFile& file) {
+  static std::mutex mutex;
+  static std::set<std::string> printed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const auto& w : file.warnings)
+    if (printed.insert(w).second) fmt::print(stderr, "tilevolve: warning: {}\n", w);
 }
 
 std::string format_record(const MeasurementRecord& r) {

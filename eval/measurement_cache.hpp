@@ -95,8 +95,12 @@ std::vector<MeasurementRecord> parse_v2_lines(std::string_view lines, std::strin
                                               int first_line);
 /// Reads and parses a file; throws InputError if it cannot be read.
 MeasurementFile load_measurement_file(const std::string& path);
-/// The records of load_measurement_file; warnings are printed to stderr.
+/// The records of load_measurement_file; warnings are printed to stderr (print_warnings_once).
 std::vector<MeasurementRecord> load_measurement_cache(const std::string& path);
+/// Prints each of `file`'s warnings to stderr, "tilevolve: warning: ...", unless this process
+/// printed the same warning before: a file read twice (the replay device's profile, then the
+/// backend) warns about its torn last line once.
+void print_warnings_once(const MeasurementFile& file);
 /// The version-1 CSV line of `r`, without a newline (newlines in the detail become spaces;
 /// seconds are written in the shortest form that reads back exactly).
 std::string format_record(const MeasurementRecord& r);

@@ -161,8 +161,7 @@ ReplayBackend::ReplayBackend(const std::string& path, const ReplayFilter& filter
 
   if (is_measurement_cache(first)) {
     const MeasurementFile file = load_measurement_file(path);
-    for (const auto& w : file.warnings)
-      fmt::print(stderr, "tilevolve: warning: {}\n", w);
+    print_warnings_once(file);
     v2_ = file.version >= 2 && !filter.table;
     layouts_ = file.version >= 2;
     std::set<std::string> gpus;

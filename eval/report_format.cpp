@@ -1,6 +1,7 @@
 #include "eval/report_format.hpp"
 
 #include "eval/text_table.hpp"
+#include "ir/number_text.hpp"
 #include "ir/text.hpp"
 
 #include <algorithm>
@@ -58,9 +59,8 @@ std::string fmt_uplift(const SetScore& s) {
 }
 
 std::string methods_table(const std::vector<MethodResult>& methods) {
-  const auto runs = [](const MethodResult& m) {
-    return m.kernel_runs ? fmt::format("{}", m.kernel_runs) : std::string("0");
-  };
+  // With thousands separators, as the cost table below it prints its counts.
+  const auto runs = [](const MethodResult& m) { return thousands(m.kernel_runs); };
   const bool weighted = std::any_of(methods.begin(), methods.end(), [](const MethodResult& m) {
     return m.train.weighted || m.test.weighted;
   });
@@ -97,13 +97,15 @@ std::string methods_table(const std::vector<MethodResult>& methods) {
 }
 
 std::string problem_header(const Problem& p) {
-  std::string out = fmt::format(
-      "GPU {} ({}), backend {}; {} shapes from {}{}\n"
-      "split: {} -> {} train, {} test; {} {} configs\n",
-      p.gpu.name, p.gpu.full_name, p.backend->name(), p.table->shapes().size(), p.shapes_path,
-      p.test_shapes_path.empty() ? "" : " and " + p.test_shapes_path, p.split_description,
-      p.train_rows.size(), p.test_rows.size(), p.table->configs().size(),
-      p.backend->complete_table() ? "launchable" : "measured");
+  std::string out = fmt::format("GPU {} ({}), backend {}; {} shapes from {}{}\n"
+                                "split: {} -> {} train, {} test; {} {} configs\n",
+                                p.gpu.name, p.gpu.full_name, p.backend->name(),
+                                thousands((long long)p.table->shapes().size()), p.shapes_path,
+                                p.test_shapes_path.empty() ? "" : " and " + p.test_shapes_path,
+                                p.split_description, thousands((long long)p.train_rows.size()),
+                                thousands((long long)p.test_rows.size()),
+                                thousands((long long)p.table->configs().size()),
+                                p.backend->complete_table() ? "launchable" : "measured");
   for (const std::string& n : p.notes)
     out += "  " + n + "\n";
   return out;

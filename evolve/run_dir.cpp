@@ -3,6 +3,7 @@
 #include "ir/error.hpp"
 #include "models/json_text.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <sys/file.h>
 #include <unistd.h>
+#include <vector>
 
 namespace tv {
 
@@ -45,6 +47,42 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+/// Why `dir` (a directory without config.json, nor any trace of a run started there) cannot be
+/// resumed, naming the runs below it when it is a folder of runs.
+std::string not_a_run_message(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::string> runs;
+  bool empty = true;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    empty = false;
+    std::error_code sub;
+    if (it->is_directory(sub) && fs::exists(it->path() / "config.json", sub))
+      runs.push_back(it->path().string());
+  }
+  std::sort(runs.begin(), runs.end());
+  if (empty)
+    return fmt::format("--resume {}: the directory is empty, not a run: nothing to resume (start "
+                       "a run there with --out {})",
+                       dir, dir);
+  std::string where;
+  if (!runs.empty()) {
+    const std::size_t shown = std::min<std::size_t>(runs.size(), 3);
+    for (std::size_t i = 0; i < shown; ++i)
+      where += (i ? ", " : "") + runs[i];
+    if (runs.size() > shown) where += fmt::format(" and {} more", runs.size() - shown);
+    where = fmt::format("; it holds runs: --resume one of them ({})", where);
+  }
+  return fmt::format(
+      "--resume {}: not a run directory (no config.json, which a run writes "
+      "first){}",
+      dir, where.empty() ? "; --resume takes the directory a run was given with --out" : where);
+}
+
+} // namespace
+
 nlohmann::json read_run_config(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -53,12 +91,17 @@ nlohmann::json read_run_config(const std::string& dir) {
                                  fs::exists(dir, ec) ? "not a directory"
                                                      : "no such directory: nothing to resume"));
   const std::string path = dir + "/config.json";
-  if (!fs::exists(path, ec))
-    throw InputError(fmt::format(
-        "{}: missing: the run in '{}' was stopped before it wrote its configuration, so "
-        "nothing of it can be resumed (nothing was evaluated yet); start it again with the "
-        "same options and --out {} instead of --resume",
-        path, dir, dir));
+  if (!fs::exists(path, ec)) {
+    // A run takes its lock, then writes config.json through config.json.tmp: with either
+    // there, a run started here and was stopped before its configuration was written.
+    if (fs::exists(dir + "/run.lock", ec) || fs::exists(dir + "/config.json.tmp", ec))
+      throw InputError(fmt::format(
+          "{}: missing: the run in '{}' was stopped before it wrote its configuration, so "
+          "nothing of it can be resumed (nothing was evaluated yet); start it again with the "
+          "same options and --out {} instead of --resume",
+          path, dir, dir));
+    throw InputError(not_a_run_message(dir));
+  }
   const nlohmann::json cfg = parse_json_text(read_file(path), path);
   // (Compared, not read with value(): that throws a JSON exception for a format of another type.)
   if (!cfg.is_object() || !cfg.contains("format") || cfg["format"] != "tilevolve-run")

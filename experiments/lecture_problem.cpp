@@ -97,7 +97,7 @@ Section lecture_problem_section(const LectureResult& r, const Problem& p, const 
                                                     p.test_rows.size(), p.split_description)},
                         {"train", std::to_string(p.train_rows.size())},
                         {"test", std::to_string(p.test_rows.size())},
-                        {"configs", std::to_string(r.configs)},
+                        {"configs", format_thousands((long long)r.configs)},
                         {"gpu", p.gpu.name},
                         {"gpu_full", p.gpu.full_name}}));
   ReportTable lt{{cat.text("demo1.layers.layer"), "N", "K", cat.text("demo1.layers.ms")}, {}};

@@ -18,6 +18,9 @@ namespace tv {
 
 namespace {
 
+/// The width of the terminal text: paragraphs and observations wrap here (display columns).
+constexpr std::size_t kTextWidth = 100;
+
 /// True for a code point that may start or end a line break inside unspaced CJK text.
 bool breakable_wide(std::string_view ch) {
   return display_width(ch) == 2;
@@ -106,6 +109,27 @@ std::string wrap(const std::string& text, std::size_t width, const std::string& 
     line_empty = false;
   }
   return out + "\n";
+}
+
+/// A paragraph for a terminal: each of its lines wider than `width` display columns word-wrapped
+/// there, its continuation lines indented as the line itself; narrower lines stay as written.
+std::string wrap_paragraph(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    if (display_width(line) <= width) {
+      out += line + "\n";
+    } else {
+      const std::size_t lead = line.find_first_not_of(' ');
+      const std::string pad(lead == std::string::npos ? 0 : lead, ' ');
+      out += wrap(line.substr(pad.size()), width, pad, pad);
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 /// `text` underlined with `rule` to its display width.
@@ -225,14 +249,14 @@ void Section::observations(std::vector<Observation> list) {
 
 std::string Report::text() const {
   std::string out = underlined(title, '=');
-  if (!intro.empty()) out += "\n" + intro + (intro.back() == '\n' ? "" : "\n");
+  if (!intro.empty()) out += "\n" + wrap_paragraph(intro, kTextWidth);
   for (const auto& s : sections) {
     out += '\n';
     out += underlined(s.title, '-');
     for (const auto& b : s.blocks) {
       switch (b.kind) {
       case Block::Kind::paragraph:
-        out += "\n" + b.text + (b.text.empty() || b.text.back() != '\n' ? "\n" : "");
+        out += "\n" + (b.text.empty() ? std::string("\n") : wrap_paragraph(b.text, kTextWidth));
         break;
       case Block::Kind::table: {
         const ReportTable& t = s.tables[b.table];
@@ -250,7 +274,7 @@ std::string Report::text() const {
       case Block::Kind::observations:
         out += "\n" + observations_label + "\n";
         for (const auto& o : b.observations)
-          out += wrap(o.text(), 100, "- ", "  ");
+          out += wrap(o.text(), kTextWidth, "- ", "  ");
         break;
       case Block::Kind::figure:
         break; // plots live in the Markdown report only

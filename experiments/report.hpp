@@ -92,8 +92,9 @@ struct Report {
   std::map<std::string, std::string> files;         ///< file name -> content (e.g. SVG plots)
   std::string observations_label = "Observations:"; ///< the heading of each observation list
 
-  /// For a terminal: aligned tables, indented code, "- " observations wrapped at 100 columns
-  /// (display width: CJK text may break between characters), no figures.
+  /// For a terminal: aligned tables, indented code, paragraphs and "- " observations wrapped
+  /// at 100 columns (display width: CJK text may break between characters; a paragraph's
+  /// lines that fit stay as written), no figures.
   std::string text() const;
   /// The same content as Markdown (pipe tables, fenced code, figures as images).
   std::string markdown() const;

@@ -23,11 +23,11 @@ int edit_distance(const std::string& a, const std::string& b) {
   return d[n][m];
 }
 
-std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates) {
+std::vector<std::string> nearest_words(const std::string& word,
+                                       const std::vector<std::string>& candidates) {
   const int limit = std::max<int>(1, int(word.size()) / 3);
-  std::string best;
+  std::vector<std::string> best;
   int best_d = limit + 1;
-  bool tie = false;
   for (const auto& c : candidates) {
     // A prefix counts as near: "--bud" for "--budget".
     const int d =
@@ -35,14 +35,28 @@ std::string nearest_word(const std::string& word, const std::vector<std::string>
             ? 1
             : edit_distance(word, c);
     if (d < best_d) {
-      best = c;
+      best = {c};
       best_d = d;
-      tie = false;
-    } else if (d == best_d && c != best) {
-      tie = true;
+    } else if (d == best_d && std::find(best.begin(), best.end(), c) == best.end()) {
+      best.push_back(c);
     }
   }
-  return tie ? "" : best;
+  return best;
+}
+
+std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::vector<std::string> near = nearest_words(word, candidates);
+  return near.size() == 1 ? near.front() : "";
+}
+
+std::string did_you_mean(const std::vector<std::string>& words) {
+  if (words.empty()) return "";
+  std::string out = " (did you mean ";
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) out += i + 1 == words.size() ? " or " : ", ";
+    out += words[i];
+  }
+  return out + "?)";
 }
 
 } // namespace tv

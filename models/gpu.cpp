@@ -1,6 +1,7 @@
 #include "models/gpu.hpp"
 
 #include "ir/error.hpp"
+#include "ir/nearest_word.hpp"
 #include "models/data_dir.hpp"
 #include "models/json_text.hpp"
 
@@ -322,7 +323,9 @@ Gpu find_gpu(const std::string& name_or_path) {
       return load_gpu_file(data_path("gpus/" + candidate + ext));
   std::string list = known.empty() ? fmt::format("(none: no *.json in {})", data_path("gpus"))
                                    : fmt::format("{}", fmt::join(known, ", "));
-  throw InputError(fmt::format("unknown GPU '{}'; known: {}", name_or_path, list));
+  // A typo of a known name is named: "h300" (did you mean h100 or h200?).
+  throw InputError(fmt::format("unknown GPU '{}'{}; known: {}", name_or_path,
+                               did_you_mean(nearest_words(lowercase(name_or_path), known)), list));
 }
 
 std::vector<Config> all_configs(const Gpu& gpu) {

@@ -39,6 +39,9 @@ std::string join(const std::vector<std::string_view>& parts) {
   return out;
 }
 
+/// The header of a shape file, as messages show it: the required columns, then the optional ones.
+constexpr std::string_view kShapeCsvHeader = "name,M,N,K[,dtype][,weight][,layout]";
+
 /// The columns a shape file may have, in canonical order.
 enum Column { kName, kM, kN, kK, kDtype, kWeight, kLayout, kColumns };
 constexpr std::array<std::string_view, kColumns> kColumnNames = {"name",  "M",      "N",     "K",
@@ -162,7 +165,16 @@ std::vector<Shape> parse_shape_csv(std::string_view text, std::string_view sourc
     shapes.push_back(std::move(s));
   }
 
-  if (shapes.empty()) throw InputError(fmt::format("{}: no shapes", source));
+  if (shapes.empty())
+    throw InputError(
+        have_header
+            ? fmt::format("{}: no shapes: the header is there, but no line after it holds a "
+                          "shape (one a line, e.g. 'llama3-8b:qkv:M16,16,6144,4096')",
+                          source)
+            : fmt::format("{}: no shapes: expected the header '{}' and then one shape a line, "
+                          "e.g. 'llama3-8b:qkv:M16,16,6144,4096' (the columns after K are "
+                          "optional)",
+                          source, kShapeCsvHeader));
   bool any_weight = false;
   for (const Shape& s : shapes)
     any_weight = any_weight || s.weight > 0;

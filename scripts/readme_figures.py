@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-r"""Reruns the README commands whose output the README quotes and reports every quoted figure
-that differs from what the command prints now. Run by hand before landing (not in CI):
+r"""Reruns the commands whose output README.md and the documentation site (docs/**/*.md) quote
+and reports every quoted figure that differs from what the command prints now. Run by hand
+before landing (not in CI):
 
   python3 scripts/readme_figures.py --skip-slow      # every quick command (a few minutes)
   python3 scripts/readme_figures.py --list           # the marked commands, with their cost
   python3 scripts/readme_figures.py --only baselines # the markers whose command matches
+  python3 scripts/readme_figures.py --file docs/results/h200.md  # the markers of one page
 
 Exit status 0 when every figure matches, 1 when one differs or a command failed, 2 for a
 malformed marker or bad options. Standard library only.
 
-Markers are HTML comments in README.md (invisible on GitHub), each placed right before the text
-it checks: a fenced code block, a table or a paragraph (up to the next blank line).
+Markers are HTML comments in README.md and in every page under docs/ (invisible on GitHub and
+on the built site), each placed right before the text it checks: a fenced code block, a table or
+a paragraph (up to the next blank line). A figure that moves from the README into a page keeps
+its marker, and the check follows it there.
 
   <!-- figures: CMD -->
   <!-- figures (~40 s): CMD -->
@@ -19,7 +23,7 @@ it checks: a fenced code block, a table or a paragraph (up to the next blank lin
 CMD runs with bash in a fresh temporary directory that links every top-level entry of the
 repository (so `./build/tilevolve`, `data/...` work as written and files a command writes, e.g.
 its measurement cache or `--out runs/X`, start fresh), with build/ first on the PATH (so plain
-`tilevolve` works). Markers with the same CMD share one run. `(...)` holds the estimated cost,
+`tilevolve` works). Markers with the same CMD share one run, in whichever files they are. `(...)` holds the estimated cost,
 and `slow` for the ones --skip-slow leaves out.
 
 A marker without a body before a code block compares the block line by line: each quoted line
@@ -157,19 +161,20 @@ def pattern_regex(pattern):
 
 @dataclass
 class Check:
-    line: int  # of the check in README.md
+    line: int  # of the check in its file
     readme: str
     output: str
 
 
 @dataclass
 class Marker:
-    line: int  # of the marker in README.md
+    line: int  # of the marker in its file
     command: str
+    name: str = "README.md"  # the file, as findings name it
     slow: bool = False
     cost: str = "?"
     checks: list = field(default_factory=list)
-    target: list = field(default_factory=list)  # (README line number, text) after the marker
+    target: list = field(default_factory=list)  # (line number, text) after the marker
     fenced: bool = False
 
 
@@ -180,18 +185,16 @@ class MarkerError(Exception):
     pass
 
 
-NAME = "README.md"  # the file findings name
-
-
-def parse_readme(lines):
-    """The figure markers of README lines (without newlines)."""
+def parse_readme(lines, name="README.md"):
+    """The figure markers of a file's lines (without newlines); name is the file as messages
+    name it."""
     markers, pending, i = [], [], 0
     while i < len(lines):
         m = HEAD.match(lines[i].strip())
         if not m:
             i += 1
             continue
-        marker = Marker(line=i + 1, command="")
+        marker = Marker(line=i + 1, command="", name=name)
         for attr in (m.group(1) or "").split(","):
             attr = attr.strip()
             if attr == "slow":
@@ -199,7 +202,7 @@ def parse_readme(lines):
             elif attr.startswith("~"):
                 marker.cost = attr
             elif attr:
-                raise MarkerError(f"{NAME}:{i + 1}: unknown marker attribute '{attr}' "
+                raise MarkerError(f"{name}:{i + 1}: unknown marker attribute '{attr}' "
                                   "(expected 'slow' or a cost such as '~2 min')")
         rest = m.group(2)
         if rest.rstrip().endswith("-->"):
@@ -211,28 +214,28 @@ def parse_readme(lines):
             while i < len(lines) and "-->" not in lines[i]:
                 if lines[i].strip():
                     if " <- " not in lines[i]:
-                        raise MarkerError(f"{NAME}:{i + 1}: expected a check "
+                        raise MarkerError(f"{name}:{i + 1}: expected a check "
                                           "'README PATTERN <- OUTPUT PATTERN'")
                     readme, output = lines[i].split(" <- ", 1)
                     counts = [len(re.findall(r"(?<!\\)#", side)) for side in (readme, output)]
                     if counts[0] != counts[1]:
-                        raise MarkerError(f"{NAME}:{i + 1}: the two sides of the check have "
+                        raise MarkerError(f"{name}:{i + 1}: the two sides of the check have "
                                           f"{counts[0]} and {counts[1]} '#'")
                     try:
                         groups = [set(re.compile(pattern_regex(side)).groupindex)
                                   for side in (readme, output)]
                     except re.error as e:
-                        raise MarkerError(f"{NAME}:{i + 1}: bad check pattern: {e}")
+                        raise MarkerError(f"{name}:{i + 1}: bad check pattern: {e}")
                     if groups[0] != groups[1]:
-                        raise MarkerError(f"{NAME}:{i + 1}: the output pattern's '#N' must "
+                        raise MarkerError(f"{name}:{i + 1}: the output pattern's '#N' must "
                                           f"number the README pattern's {counts[0]} '#' once each")
                     marker.checks.append(Check(i + 1, readme.strip(), output.strip()))
                 i += 1
             if i == len(lines):
-                raise MarkerError(f"{NAME}:{marker.line}: marker without its closing '-->'")
+                raise MarkerError(f"{name}:{marker.line}: marker without its closing '-->'")
             i += 1
         if not marker.command:
-            raise MarkerError(f"{NAME}:{marker.line}: marker without a command")
+            raise MarkerError(f"{name}:{marker.line}: marker without a command")
         while i < len(lines) and not lines[i].strip():
             i += 1
         if i < len(lines) and HEAD.match(lines[i].strip()):
@@ -251,14 +254,14 @@ def parse_readme(lines):
         for m in pending + [marker]:
             m.target, m.fenced = marker.target, marker.fenced
             if not m.target:
-                raise MarkerError(f"{NAME}:{m.line}: nothing follows the marker")
+                raise MarkerError(f"{name}:{m.line}: nothing follows the marker")
             if not m.checks and not m.fenced:
-                raise MarkerError(f"{NAME}:{m.line}: a marker before prose or a table needs "
+                raise MarkerError(f"{name}:{m.line}: a marker before prose or a table needs "
                                   "checks ('README PATTERN <- OUTPUT PATTERN' lines)")
             markers.append(m)
         pending = []
     if pending:
-        raise MarkerError(f"{NAME}:{pending[0].line}: nothing follows the marker")
+        raise MarkerError(f"{name}:{pending[0].line}: nothing follows the marker")
     return markers
 
 
@@ -352,21 +355,50 @@ def compare_checks(marker, output):
     return findings, figures
 
 
+def marked_files(root):
+    """README.md and every Markdown page under docs/ of root, as (path, name)."""
+    files = [os.path.join(root, "README.md")]
+    for base, dirs, names in os.walk(os.path.join(root, "docs")):
+        dirs.sort()
+        files += [os.path.join(base, n) for n in sorted(names) if n.endswith(".md")]
+    return [(f, os.path.relpath(f, root)) for f in files if os.path.isfile(f)]
+
+
+def where(markers):
+    """'README.md:12,40 docs/x.md:7': the files and lines of markers, each file once."""
+    by_file = {}
+    for m in markers:
+        by_file.setdefault(m.name, []).append(m.line)
+    return " ".join(f"{name}:{','.join(map(str, lines))}" for name, lines in by_file.items())
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    parser.add_argument("--file", "--readme", dest="files", action="append", metavar="FILE",
+                        help="check only this Markdown file (repeatable); default: README.md "
+                             "and every page under docs/ of --root")
+    parser.add_argument("--root", default=ROOT,
+                        help="the tree whose README.md and docs/ are checked (default: this "
+                             "repository); the commands still run in this repository")
     parser.add_argument("--only", metavar="PATTERN",
                         help="only the markers whose command matches this regular expression")
     parser.add_argument("--skip-slow", action="store_true", help="leave out markers marked slow")
     parser.add_argument("--list", action="store_true",
                         help="list the marked commands with their estimated cost; run nothing")
     args = parser.parse_args(argv)
-    global NAME
-    NAME = os.path.basename(args.readme)
+    if args.files:
+        files = [(f, os.path.basename(f)) for f in args.files]
+    else:
+        files = marked_files(args.root)
+    markers = []
     try:
-        with open(args.readme, encoding="utf-8") as f:
-            markers = parse_readme(f.read().splitlines())
+        for path, name in files:
+            with open(path, encoding="utf-8") as f:
+                markers += parse_readme(f.read().splitlines(), name)
     except MarkerError as e:
+        print(f"readme_figures: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
         print(f"readme_figures: {e}", file=sys.stderr)
         return 2
     if args.only:
@@ -376,11 +408,10 @@ def main(argv):
     commands = list(dict.fromkeys(m.command for m in markers))
     if args.list:
         for command in commands:
-            lines = [m.line for m in markers if m.command == command]
-            slow = any(m.slow for m in markers if m.command == command)
-            cost = next((m.cost for m in markers if m.command == command and m.cost != "?"), "?")
-            print(f"{NAME}:{','.join(map(str, lines))}  [{'slow, ' if slow else ''}{cost}]  "
-                  f"{command}")
+            of = [m for m in markers if m.command == command]
+            slow = any(m.slow for m in of)
+            cost = next((m.cost for m in of if m.cost != "?"), "?")
+            print(f"{where(of)}  [{'slow, ' if slow else ''}{cost}]  {command}")
         return 0
     failed = 0
     for command in commands:
@@ -395,11 +426,11 @@ def main(argv):
             compare = compare_checks if marker.checks else compare_block
             findings, figures = compare(marker, output)
             verdict = f"{len(findings)} differ" if findings else "all match"
-            print(f"  {NAME}:{marker.line}: {figures} figures, {verdict} ({seconds:.1f} s)")
+            print(f"  {marker.name}:{marker.line}: {figures} figures, {verdict} ({seconds:.1f} s)")
             for finding in findings:
-                print(f"    {NAME}:{finding.line}: {finding.text}")
+                print(f"    {marker.name}:{finding.line}: {finding.text}")
             failed += bool(findings)
-    print(f"readme_figures: {len(commands)} commands, "
+    print(f"readme_figures: {len(commands)} commands in {len(files)} files, "
           f"{'every figure matches' if not failed else f'{failed} markers or commands failed'}")
     return 1 if failed else 0
 

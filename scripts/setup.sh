@@ -10,7 +10,9 @@
 #                   llvm-symbolizer for readable sanitizer reports, lld (the builds link with it
 #                   when it is there, about three times faster), headless Chromium and
 #                   chromedriver for the dashboard's browser test (about 100 MB with
-#                   dependencies), Slurm and munge for tests/slurm_test.cpp's one-node cluster.
+#                   dependencies), Slurm and munge for tests/slurm_test.cpp's one-node cluster,
+#                   mkdocs and mkdocs-material for the documentation site (scripts/test.sh's
+#                   docs phase builds it offline).
 set -euo pipefail
 
 packages=(
@@ -22,7 +24,8 @@ packages=(
 if [ "${1:-}" = "test" ]; then
   packages+=(clang clang-format libclang-rt-14-dev libomp-dev llvm-14 lld
              chromium chromium-driver
-             slurm-wlm munge)
+             slurm-wlm munge
+             mkdocs mkdocs-material)
 elif [ -n "${1:-}" ]; then
   echo "setup: unknown argument '$1' (expected nothing or 'test')" >&2
   exit 2

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly what CI runs (.ci/run). Installs what is missing, then:
 #   release  Release build (g++) into build/ and ctest there
+#   docs     the documentation site: mkdocs build --strict (mkdocs.yml; a link to a missing page
+#            fails) into build/site/, then scripts/docs_check.py (every page in the nav, every
+#            #anchor a link names exists); offline
 #   asan     one clang build into build-san/ with AddressSanitizer + UndefinedBehaviorSanitizer
 #            and libFuzzer's coverage instrumentation: the test suite and every libFuzzer target
 #            tests/fuzz/fuzz_<reader>.cpp come from the same compiled libraries (one build
@@ -12,7 +15,7 @@
 # Stops at the first failing phase and exits non-zero; always prints the wall and CPU time of each
 # phase.
 #
-# Environment: PHASES (default "release asan fuzz"), FUZZ_SECONDS (15: the edges a target reached
+# Environment: PHASES (default "release docs asan fuzz"), FUZZ_SECONDS (15: the edges a target reached
 # by 15 s were 95-100% of those by 30 s; README), FUZZ_JOBS (the number of CPUs), JOBS (build
 # parallelism, the number of CPUs), CTEST_JOBS (tests run at once, 4 x JOBS:
 # many tests wait on processes, sockets and timeouts; at 2 x JOBS the release suite kept the 2
@@ -21,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-PHASES=${PHASES:-"release asan fuzz"}
+PHASES=${PHASES:-"release docs asan fuzz"}
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-$((4 * JOBS))}
@@ -162,6 +165,20 @@ run_fuzzers() {
   return $failed
 }
 
+# build_docs: the documentation site into build/site/, strictly (a warning fails), then the
+# checks mkdocs 1.4 does not make (pages left out of the nav, links to missing anchors).
+build_docs() {
+  local log
+  log=$(mktemp)
+  if ! mkdocs build --strict --site-dir build/site >"$log" 2>&1; then
+    grep -v 'DeprecationWarning\|^  ' "$log" | tail -40
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+  python3 scripts/docs_check.py build/site
+}
+
 # build_sanitized: the sanitized suite and the fuzz targets, one clang build in build-san/.
 build_sanitized() {
   configure_and_build build-san "tilevolve_tests fuzz_targets" -DCMAKE_BUILD_TYPE=Debug \
@@ -177,6 +194,9 @@ for p in $PHASES; do
     phase "release build" configure_and_build build all -DCMAKE_BUILD_TYPE=Release
     phase "release ctest" run_ctest build
     ;;
+  docs)
+    phase "docs (mkdocs --strict)" build_docs
+    ;;
   asan)
     phase "sanitized build (clang)" build_sanitized
     sanitized_built=1
@@ -191,7 +211,7 @@ for p in $PHASES; do
     phase "fuzz run (${FUZZ_SECONDS}s each)" run_fuzzers
     ;;
   *)
-    echo "test: unknown phase '$p' (expected release, asan or fuzz)"
+    echo "test: unknown phase '$p' (expected release, docs, asan or fuzz)"
     exit 2
     ;;
   esac

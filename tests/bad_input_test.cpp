@@ -80,7 +80,7 @@ TEST_CASE("bad input: shape CSV files") {
   refused(shapes("name,M,N,K,weight\nx,1,2,3,1e308\ny,1,2,4,1e308\n"),
           f + ":3: ", "the weights up to this line sum to more than");
   refused(shapes("name,M,N,K\r\na,1,4096,4096\r\nb,1,40"), f + ":3: ", "expected 4 fields, got 3");
-  refused(shapes(""), f + ": ", "no shapes");
+  refused(shapes(""), f + ": ", "no shapes: expected the header 'name,M,N,K[,dtype]");
   refused(shapes("name,M,N,K\nx,1e3,1,1\n"), f + ":2: ", "M must be a positive integer, got '1e3'");
   // A byte order mark and CRLF line endings are fine.
   const Outcome ok = tilevolve(shapes("\xEF\xBB\xBFname,M,N,K\r\na,1,4096,4096\r\nb,4096,4096,"
@@ -284,12 +284,12 @@ TEST_CASE("bad input: inline shapes, model presets and token lists") {
     CHECK(r.out.size() < 4200);
     CHECK(r.out.find("... (cut: the message has 12") != std::string::npos);
   }
-  refused("baselines --model llama3-8b --tokens 1,-5",
+  refused("baselines --preset llama3-8b --tokens 1,-5",
           "--tokens '1,-5': ", "'-5' is not an integer in [1, 2^31]");
-  refused("baselines --model llama3-8b --tokens nan", "--tokens 'nan': ", "is not an integer");
-  refused("baselines --model llama3-8b --tokens 99999999999999999999", "--tokens ",
+  refused("baselines --preset llama3-8b --tokens nan", "--tokens 'nan': ", "is not an integer");
+  refused("baselines --preset llama3-8b --tokens 99999999999999999999", "--tokens ",
           "is not an integer in [1, 2^31]");
-  refused("baselines --model no-such-model", "unknown model 'no-such-model'", "known: ");
+  refused("baselines --preset no-such-model", "unknown model 'no-such-model'", "known: ");
   refused("baselines --gpu no-such-gpu", "unknown GPU 'no-such-gpu'", "known: ");
   refused("baselines --split bogus", "unknown split 'bogus'", "expected random");
   refused("baselines --backend bogus:x", "", "bogus");

@@ -247,7 +247,7 @@ TEST_CASE("export cli: the README walk-through, from a hipBLASLt log to a file i
   CHECK(contains(test::read_text(dir + "/tiling.py"), "def choose(M, N, K):"));
   // 3. vLLM reads per-M files for its fused MoE kernel: evolve on Mixtral's GEMMs, export its
   //    gate_up GEMM under vLLM's name for E=8 experts and w2.shape[2] = 14336.
-  const auto moe = tilevolve("evolve --model mixtral-8x7b --gpu mi300x --split none --budget 300 "
+  const auto moe = tilevolve("evolve --preset mixtral-8x7b --gpu mi300x --split none --budget 300 "
                              "--quiet --out " +
                              dir + "/runs/mixtral");
   REQUIRE_MESSAGE(moe.status == 0, moe.out);

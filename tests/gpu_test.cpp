@@ -218,11 +218,17 @@ TEST_CASE("gpu: find_gpu by name, by path and case-insensitively") {
   CHECK(g.space.kpack.empty());
 }
 
-TEST_CASE("gpu: find_gpu of an unknown name lists the known ones") {
+TEST_CASE("gpu: find_gpu of an unknown name lists the known ones, and the near ones first") {
   std::vector<std::string> known = known_gpus();
-  std::string expected = fmt::format("unknown GPU 'b200'; known: {}", fmt::join(known, ", "));
-  CHECK_THROWS_WITH_AS(find_gpu("b200"), expected.c_str(), InputError);
+  std::string expected = fmt::format("unknown GPU 'x9000'; known: {}", fmt::join(known, ", "));
+  CHECK_THROWS_WITH_AS(find_gpu("x9000"), expected.c_str(), InputError);
   CHECK(contains(expected, "h100, h200, mi300x, mi325x, mi355x"));
+  // A typo of one or more known names names them (each one edit away here).
+  expected = fmt::format("unknown GPU 'h300' (did you mean h100 or h200?); known: {}",
+                         fmt::join(known, ", "));
+  CHECK_THROWS_WITH_AS(find_gpu("h300"), expected.c_str(), InputError);
+  CHECK_THROWS_WITH_AS(find_gpu("b200"), doctest::Contains("(did you mean h200?)"), InputError);
+  CHECK_THROWS_WITH_AS(find_gpu("MI300"), doctest::Contains("(did you mean mi300x?)"), InputError);
   // Names never reach outside the data directory.
   CHECK_THROWS_AS(find_gpu("../gpus/h100"), InputError);
   CHECK_THROWS_AS(find_gpu(""), InputError);

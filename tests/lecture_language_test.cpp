@@ -262,6 +262,37 @@ TEST_CASE("lecture language: tables line up by display width in both languages")
   }
 }
 
+TEST_CASE("lecture language: paragraphs wrap at 100 columns as the observations do, only tables "
+          "are wider") {
+  for (const char* lang : {"en", "zh"}) {
+    INFO(lang);
+    const LectureResult& r = small_lecture(lang);
+    std::set<std::string> table_lines; // the lines of every table, as printed
+    for (const auto& sec : r.report.sections)
+      for (const auto& t : sec.tables) {
+        TextTable tt(t.header);
+        for (const auto& row : t.rows)
+          tt.add(row);
+        std::istringstream in(tt.str());
+        for (std::string line; std::getline(in, line);)
+          table_lines.insert(line);
+      }
+    const std::string text = r.report.text();
+    std::istringstream in(text);
+    std::size_t wide = 0, lines = 0;
+    for (std::string line; std::getline(in, line); ++lines) {
+      if (display_width(line) <= 100) continue;
+      INFO(line);
+      CHECK(table_lines.count(line) == 1);
+      ++wide;
+    }
+    CHECK(wide > 0);    // the tables themselves stay as wide as they are
+    CHECK(lines > 100); // and the paragraphs are wrapped, not cut: every number of the intro is
+    for (const std::string& n : numbers(r.report.intro)) // there (a line breaks at spaces, or
+      CHECK(text.find(n) != std::string::npos);          // between CJK characters)
+  }
+}
+
 TEST_CASE("lecture language: the binary prints and writes the same numbers in both languages") {
   const test::ScratchDir scratch("tilevolve_lecture_language_test");
   const fs::path base = scratch.at("out"); // not there yet: the binary makes it

@@ -133,7 +133,7 @@ std::string events_without_latency(const std::string& text) {
 }
 
 std::string llm_args(const FakeOpenAiServer& server) {
-  return "--llm openai:" + server.url() + " --model fake-coder --gpu h100 --quiet";
+  return "--llm openai:" + server.url() + " --llm-model fake-coder --gpu h100 --quiet";
 }
 
 } // namespace
@@ -348,15 +348,20 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
     CHECK_MESSAGE(e.find(message) != std::string::npos, e);
   };
   fails_with("evolve --budget 5 --llm-model x", "--llm-model applies to an LLM server");
-  fails_with("evolve --budget 5 --model nosuchmodel", "nosuchmodel");
-  fails_with("evolve --llm openai:" + server.url() + " --model a --llm-model b",
-             "--model means --llm-model here");
-  fails_with("evolve --llm openai:" + server.url() + " --budget 5", "needs --model NAME");
+  // --model meant a preset without --llm and the LLM's model with it: refused, naming both.
+  for (const std::string model : {"--model llama3-8b", "--model=m", "--budget 5 --model x"}) {
+    fails_with("evolve " + model, "--model is no longer an option");
+    fails_with("evolve --llm openai:" + server.url() + " " + model,
+               "give --preset NAME for a model's GEMMs");
+    fails_with("baselines " + model, "or --llm-model NAME for the model of the LLM server");
+  }
+  fails_with("evolve --budget 5 --preset nosuchmodel", "nosuchmodel");
+  fails_with("evolve --llm openai:" + server.url() + " --budget 5", "needs --llm-model NAME");
   fails_with("evolve --llm gpt:thing", "expected mock, openai:URL or replay:RUN_DIR");
-  fails_with("evolve --llm openai:ftp://x --model m", "expected http://HOST[:PORT]/PATH");
-  fails_with("evolve --llm openai:" + server.url() + " --model m --api-key-env TV_NO_SUCH_KEY",
+  fails_with("evolve --llm openai:ftp://x --llm-model m", "expected http://HOST[:PORT]/PATH");
+  fails_with("evolve --llm openai:" + server.url() + " --llm-model m --api-key-env TV_NO_SUCH_KEY",
              "the environment variable TV_NO_SUCH_KEY is not set");
-  fails_with("evolve --llm openai:" + server.url() + " --model a:1,a:2", "'a' is given twice");
+  fails_with("evolve --llm openai:" + server.url() + " --llm-model a:1,a:2", "'a' is given twice");
   const std::string mock_run = temp_dir(scratch, "mock");
   REQUIRE(run("evolve --gpu h100 --budget 16 --quiet --out " + mock_run).status == 0);
   fails_with("evolve --llm replay:" + mock_run, "there is nothing to replay");

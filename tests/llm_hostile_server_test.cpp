@@ -52,7 +52,7 @@ TEST_CASE("llm hostile server: an answer trickled a byte at a time times out and
   const auto t0 = std::chrono::steady_clock::now();
   const test::ShellResult r =
       run("evolve --llm openai:" + server.url() +
-              " --model m --gpu h100 --quiet --json --budget 2 --llm-concurrency 2 "
+              " --llm-model m --gpu h100 --quiet --json --budget 2 --llm-concurrency 2 "
               "--llm-timeout 1 --llm-retries 0 --out " +
               dir,
           err);
@@ -93,7 +93,7 @@ TEST_CASE("llm hostile server: token counts of 2^63 - 1 saturate and the token b
   test::ScratchDir d("tilevolve_huge_tokens");
   const std::string err = d.at("stderr");
   const std::string args = "evolve --llm openai:" + server.url() +
-                           " --model m --gpu h100 --quiet --budget 20 --max-tokens 1000";
+                           " --llm-model m --gpu h100 --quiet --budget 20 --max-tokens 1000";
   const test::ShellResult r = run(args + " --json", err);
   INFO(test::read_text(err));
   REQUIRE(r.status == 0);
@@ -124,7 +124,7 @@ TEST_CASE("llm hostile server: a key the server reflects back is masked in every
   test::ScratchDir d("tilevolve_reflected_key");
   const std::string dir = d.at("run"), err = d.at("stderr");
   const test::ShellResult r = run("evolve --llm openai:" + server.url() +
-                                      " --model m --gpu h100 --budget 8 --llm-concurrency 2 "
+                                      " --llm-model m --gpu h100 --budget 8 --llm-concurrency 2 "
                                       "--out " +
                                       dir,
                                   err);
@@ -143,8 +143,8 @@ TEST_CASE("llm hostile server: a key the server reflects back is masked in every
             .find("Incorrect API key provided: Bearer ***. Check your key.") != std::string::npos);
   CHECK(test::read_text(dir + "/events.ndjson").find("Bearer ***") != std::string::npos);
 
-  const test::ShellResult url =
-      run("evolve --llm openai:http://alice:hunter2-pass@127.0.0.1:1/v1 --model m --budget 2", err);
+  const test::ShellResult url = run(
+      "evolve --llm openai:http://alice:hunter2-pass@127.0.0.1:1/v1 --llm-model m --budget 2", err);
   CHECK(url.status == 2);
   const std::string url_err = test::read_text(err);
   CHECK(url_err.find("hunter2") == std::string::npos);

@@ -1,6 +1,7 @@
 #include "eval/measurement_cache.hpp"
 #include "ir/error.hpp"
 #include "ir/rng.hpp"
+#include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 
 #include "support/mutate.hpp"
@@ -247,6 +248,30 @@ TEST_CASE("measurement_cache: a time no kernel takes is refused") {
   }
   CHECK(parse_measurement_cache(top + row + "3600,\n", "m.csv").size() == 1);
   CHECK(parse_measurement_cache(top + row + "1e-9,\n", "m.csv").size() == 1);
+}
+
+TEST_CASE("measurement_cache: a torn last line is warned about once, though the file is read "
+          "twice") {
+  // `--backend table:FILE` reads the file for the profile it was measured on, then for its
+  // times: one warning, not one per reading.
+  ScratchDir dir("tv_cache_torn");
+  std::ifstream in(std::string(TILEVOLVE_SOURCE_DIR) + "/data/replay/h100_triton.csv");
+  std::stringstream whole;
+  whole << in.rdbuf();
+  std::string text = whole.str();
+  REQUIRE(text.size() > 1000);
+  text.pop_back(); // the last newline
+  const std::size_t last = text.rfind('\n') + 1;
+  text.resize(last + 40); // the last line stopped mid-way: fields missing
+  const std::string path = dir.write("torn.csv", text);
+  const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
+                                     " baselines --backend table:" + path + " --split none 2>&1");
+  INFO(r.out.substr(0, 3000));
+  CHECK(r.status == 0);
+  const std::string warning = "skipped a truncated last line";
+  const std::size_t first = r.out.find(warning);
+  REQUIRE(first != std::string::npos);
+  CHECK(r.out.find(warning, first + 1) == std::string::npos);
 }
 
 } // namespace measurement_cache_test

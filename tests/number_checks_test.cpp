@@ -43,7 +43,7 @@ TEST_CASE("number_checks: integers that would wrap, saturate or read as octal ar
   refused("evolve --checkpoint-seconds -1", "--checkpoint-seconds: expected a number from 0");
   refused("evolve --probes 0", "--probes: expected an integer from 1");
   refused("baselines --split-seed -1", "--split-seed: expected an integer from 0 to 2^64-1");
-  refused("baselines --model llama3-8b --tp 0", "--tp: expected an integer from 1 to 65536");
+  refused("baselines --preset llama3-8b --tp 0", "--tp: expected an integer from 1 to 65536");
   refused("lecture --seeds 100000", "--seeds: expected an integer from 1 to 10000");
   refused("splits --splits 0", "--splits: expected an integer from 1 to 100000");
   refused("ablate cascade --budget -1", "--budget: expected an integer from 0");

@@ -1,11 +1,13 @@
 // scripts/readme_figures.py, the check a person runs before landing: its markers in README.md
-// parse, and on a small README of its own it finds a stale figure and its line. Nothing here
+// and in the documentation pages under docs/ parse, and on a small README of its own (and a
+// small tree with pages) it finds a stale figure and its file and line. Nothing here
 // runs a README command (some take many minutes); the fixture's commands are printf.
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_match.hpp"
 
 #include <doctest/doctest.h>
+#include <filesystem>
 #include <string>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
@@ -38,13 +40,41 @@ std::string fixture(const std::string& pairs) {
 
 } // namespace
 
-TEST_CASE("readme figures: every marker of README.md parses and has a cost") {
+TEST_CASE("readme figures: every marker of README.md and docs/ parses and has a cost") {
   const auto listed = tv::test::run_shell(kScript + " --list 2>&1");
   INFO(listed.out);
   REQUIRE(listed.status == 0);
   CHECK(contains(listed.out, "./build/tilevolve baselines --gpu h100 --split none"));
   CHECK(contains(listed.out, "[slow, ~"));  // the long studies are marked slow
   CHECK_FALSE(contains(listed.out, "[?]")); // and every marker says what it costs
+  // The figures that moved into the documentation site kept their markers there.
+  CHECK(contains(listed.out, "README.md:"));
+  CHECK(contains(listed.out, "docs/results/generalization.md:"));
+  CHECK(contains(listed.out, "docs/guides/workload.md:"));
+  CHECK(contains(listed.out, "docs/explanation/analytic-model.md:"));
+}
+
+TEST_CASE("readme figures: a stale figure in a page under docs/ is found with its file and line") {
+  // A tree of its own: README.md with a true figure, docs/guide/page.md with a stale one.
+  tv::test::ScratchDir dir("tv_readme_figures_docs");
+  std::filesystem::create_directories(dir.at("docs/guide"));
+  dir.write("README.md", fixture("2,003"));
+  dir.write("docs/guide/page.md", fixture("2,114"));
+  const std::string tree = kScript + " --root " + dir.path;
+  const auto listed = tv::test::run_shell(tree + " --list 2>&1");
+  INFO(listed.out);
+  CHECK(contains(listed.out, "README.md:3 docs/guide/page.md:3  [~1 s]  printf"));
+  const auto found = tv::test::run_shell(tree + " 2>&1");
+  INFO(found.out);
+  CHECK(found.status == 1);
+  CHECK(contains(found.out, "docs/guide/page.md:13: 2,114 -> 2003"));
+  CHECK(contains(found.out, "README.md:9: 1 figures, all match"));
+  CHECK(contains(found.out, "2 commands in 2 files"));
+  // One file alone (--file), as before with --readme.
+  const auto one =
+      tv::test::run_shell(kScript + " --file " + dir.at("docs/guide/page.md") + " 2>&1");
+  CHECK(one.status == 1);
+  CHECK(contains(one.out, "page.md:13: 2,114 -> 2003"));
 }
 
 TEST_CASE("readme figures: a stale figure is reported with its line, a true one is not") {

@@ -76,4 +76,43 @@ TEST_CASE("run_dir: missing directories and foreign or malformed configurations"
   CHECK(error_of(d).find("malformed JSON") != std::string::npos);
 }
 
+TEST_CASE("run_dir: --resume on a directory that is not a run says so, and names the runs below "
+          "it") {
+  tv::test::ScratchDir dir("tilevolve_run_dir");
+  namespace fs = std::filesystem;
+  // An empty directory: no run was ever started there.
+  fs::create_directories(dir.at("empty"));
+  CHECK(error_of(dir.at("empty")) == "--resume " + dir.at("empty") +
+                                         ": the directory is empty, not a run: nothing to "
+                                         "resume (start a run there with --out " +
+                                         dir.at("empty") + ")");
+  for (const char* sub : {"data", "runs/a", "runs/b", "stopped"})
+    fs::create_directories(dir.at(sub));
+  // A directory of other things (here, the data folder of a checkout).
+  dir.write("data/gpus.txt", "h100\n");
+  const std::string other = error_of(dir.at("data"));
+  CHECK(other == "--resume " + dir.at("data") +
+                     ": not a run directory (no config.json, which a run writes first); "
+                     "--resume takes the directory a run was given with --out");
+  CHECK(other.find("was stopped before") == std::string::npos);
+  // The folder that holds runs (serve's RUNS_DIR): the runs in it are named.
+  dir.write("runs/b/config.json", "{}");
+  dir.write("runs/a/config.json", "{}");
+  dir.write("runs/notes.txt", "x");
+  CHECK(error_of(dir.at("runs")) ==
+        "--resume " + dir.at("runs") +
+            ": not a run directory (no config.json, which a run writes first); it holds runs: "
+            "--resume one of them (" +
+            dir.at("runs") + "/a, " + dir.at("runs") + "/b)");
+  // A run stopped before config.json holds its lock: still the message for that case.
+  dir.write("stopped/run.lock", "");
+  CHECK(error_of(dir.at("stopped")).find("was stopped before it wrote its configuration") !=
+        std::string::npos);
+  // The binary: exit status 2 and the same words.
+  const auto r = test::run_shell(std::string(TILEVOLVE_BINARY) + " evolve --resume " +
+                                 dir.at("data") + " 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("not a run directory (no config.json") != std::string::npos);
+}
+
 } // namespace run_dir_test

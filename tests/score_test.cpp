@@ -91,4 +91,27 @@ TEST_CASE("score: the methods table shows uplift and plain figures only when wei
   CHECK(u.find("Plain") == std::string::npos);
 }
 
+TEST_CASE("score: the methods table prints kernel runs with thousands separators, as the cost "
+          "table does") {
+  const TimeTable t = two_by_two(1, 1);
+  const Scorer s(t, {0, 1}, test::constant_program(t.configs()[0]));
+  MethodResult m;
+  m.label = "per-M table (7 rules)";
+  m.train = m.test = s.score(test::constant_program(t.configs()[1]));
+  m.kernel_runs = 113168;
+  MethodResult none = m;
+  none.label = "expert";
+  none.kernel_runs = 0;
+  const std::string table = methods_table({none, m});
+  INFO(table);
+  CHECK(table.find("113,168") != std::string::npos);
+  CHECK(table.find("113168") == std::string::npos);
+  // weighted figures: the same column
+  const TimeTable w = two_by_two(3, 1);
+  const Scorer sw(w, {0, 1}, test::constant_program(w.configs()[0]));
+  m.train = m.test = sw.score(test::constant_program(w.configs()[1]));
+  m.kernel_runs = 2262336;
+  CHECK(methods_table({m}).find("2,262,336") != std::string::npos);
+}
+
 } // namespace score_test

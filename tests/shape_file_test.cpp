@@ -151,10 +151,18 @@ TEST_CASE("shape_file: row errors") {
 }
 
 TEST_CASE("shape_file: empty sets") {
-  CHECK(error_of("name,M,N,K\n") == "shapes.csv: no shapes");
-  CHECK(error_of("name,M,N,K\n# only comments\n\n") == "shapes.csv: no shapes");
-  CHECK(error_of("") == "shapes.csv: no shapes");
-  CHECK(error_of("# nothing\n") == "shapes.csv: no shapes");
+  // With a header, what is missing is a shape; without one, the message gives the header too.
+  const std::string after_header = "shapes.csv: no shapes: the header is there, but no line after "
+                                   "it holds a shape (one a line, e.g. "
+                                   "'llama3-8b:qkv:M16,16,6144,4096')";
+  CHECK(error_of("name,M,N,K\n") == after_header);
+  CHECK(error_of("name,M,N,K\n# only comments\n\n") == after_header);
+  const std::string empty = "shapes.csv: no shapes: expected the header "
+                            "'name,M,N,K[,dtype][,weight][,layout]' and then one shape a line, "
+                            "e.g. 'llama3-8b:qkv:M16,16,6144,4096' (the columns after K are "
+                            "optional)";
+  CHECK(error_of("") == empty);
+  CHECK(error_of("# nothing\n") == empty);
 }
 
 TEST_CASE("shape_file: format then parse round-trips") {

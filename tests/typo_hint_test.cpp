@@ -43,6 +43,28 @@ TEST_CASE("typo_hint: the nearest word is named only when it is near and unambig
   CHECK(tv::nearest_word("ab", {"ac", "ad"}).empty()); // two equally near: no guess
 }
 
+TEST_CASE("typo_hint: every equally near word, for a message that names them all") {
+  const std::vector<std::string> gpus = {"a100", "h100", "h200", "mi300x", "mi325x", "mi355x"};
+  CHECK(tv::nearest_words("h300", gpus) == std::vector<std::string>{"h100", "h200"});
+  CHECK(tv::nearest_words("mi300", gpus) == std::vector<std::string>{"mi300x"});
+  CHECK(tv::nearest_words("b9000", gpus).empty());
+  CHECK(tv::did_you_mean({"h100", "h200"}) == " (did you mean h100 or h200?)");
+  CHECK(tv::did_you_mean({"a", "b", "c"}) == " (did you mean a, b or c?)");
+  CHECK(tv::did_you_mean({"mi300x"}) == " (did you mean mi300x?)");
+  CHECK(tv::did_you_mean({}).empty());
+}
+
+TEST_CASE("typo_hint: a mistyped --gpu names the profiles it is near") {
+  const auto r = tilevolve("evolve --gpu h300 --budget 3");
+  CHECK(r.status == 2);
+  CHECK(contains(r.out, "tilevolve: error: unknown GPU 'h300' (did you mean h100 or h200?); "
+                        "known: a100, h100, h200"));
+  const auto far = tilevolve("baselines --gpu tpu-v5");
+  CHECK(far.status == 2);
+  CHECK(contains(far.out, "unknown GPU 'tpu-v5'; known: "));
+  CHECK_FALSE(contains(far.out, "did you mean"));
+}
+
 TEST_CASE("typo_hint: the binary names an unknown subcommand and the nearest one") {
   const auto r = tilevolve("evolv");
   CHECK(r.status == 2);

@@ -47,7 +47,7 @@ TEST_CASE("workload: exactly one shape source, each described") {
   CHECK(i->source == "--inline");
 }
 
-TEST_CASE("workload: two sources, or --tp and --tokens without --model, are errors") {
+TEST_CASE("workload: two sources, or --tp and --tokens without --preset, are errors") {
   WorkloadSpec two;
   two.shapes = "a.csv";
   two.model = "llama3-8b";

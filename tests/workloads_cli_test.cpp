@@ -94,8 +94,8 @@ TEST_CASE("workloads_cli: a log's merged, transposed, batched and skipped entrie
   CHECK(contains(e.out, "tilevolve: error: " + bad + ":3: unbalanced braces or brackets"));
 }
 
-TEST_CASE("workloads_cli: evolve --model llama3-70b --tp 8, with --keep and --tokens") {
-  const Run r = run("evolve --model llama3-70b --tp 8 --gpu h100 --budget 300 --json");
+TEST_CASE("workloads_cli: evolve --preset llama3-70b --tp 8, with --keep and --tokens") {
+  const Run r = run("evolve --preset llama3-70b --tp 8 --gpu h100 --budget 300 --json");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["problem"]["shapes_file"] == "model llama3-70b (tp 8)");
@@ -104,23 +104,23 @@ TEST_CASE("workloads_cli: evolve --model llama3-70b --tp 8, with --keep and --to
   CHECK(j["problem"]["weighted"] == false); // every projection runs once per layer
   CHECK(j["train"]["speedup_vs_expert"].get<double>() > 1.0);
 
-  const Run k = run("baselines --model llama3-70b --tp 8 --keep 0.99 --gpu h100");
+  const Run k = run("baselines --preset llama3-70b --tp 8 --keep 0.99 --gpu h100");
   REQUIRE(k.status == 0);
   CHECK(contains(k.out, "--keep 0.99: kept "));
   CHECK(contains(k.out, " of 44 shapes, "));
-  const Run t = run("baselines --model mixtral-8x7b --tokens 1,4096 --split none --json");
+  const Run t = run("baselines --preset mixtral-8x7b --tokens 1,4096 --split none --json");
   REQUIRE(t.status == 0);
   const auto tj = nlohmann::json::parse(t.out);
   CHECK(tj["per_shape"].size() == 8); // qkv, o, expert_gate_up, expert_down x 2 token counts
   CHECK(tj["problem"]["weighted"] == true);
 
-  const Run two = run("evolve --model llama3-8b --shapes x.csv", true);
+  const Run two = run("evolve --preset llama3-8b --shapes x.csv", true);
   CHECK(two.status == 2);
   CHECK(contains(two.out, "give one shape source, not --shapes and --preset"));
   const Run tp = run("evolve --tp 8", true);
   CHECK(tp.status == 2);
   CHECK(contains(tp.out, "--tp only applies to --preset"));
-  const Run div = run("evolve --model qwen2.5-7b --tp 8", true);
+  const Run div = run("evolve --preset qwen2.5-7b --tp 8", true);
   CHECK(div.status == 2);
   CHECK(contains(div.out, "num_attention_heads 28 of qwen2.5-7b is not divisible by 8"));
 }
@@ -138,7 +138,7 @@ TEST_CASE("workloads_cli: evolve --inline and a resumed run keep the shape sourc
 
   const tv::test::ScratchDir scratch("tilevolve_workloads_cli_test");
   const std::string dir = scratch.at("resume_model");
-  const Run first = run("evolve --model llama3-8b --tokens 1,128,4096 --gpu h100 --budget 150 "
+  const Run first = run("evolve --preset llama3-8b --tokens 1,128,4096 --gpu h100 --budget 150 "
                         "--quiet --json --out " +
                         dir);
   REQUIRE(first.status == 0);

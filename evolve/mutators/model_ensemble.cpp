@@ -35,16 +35,16 @@ std::string fmt_weight(double w) {
 } // namespace
 
 ModelEnsemble::ModelEnsemble(std::vector<WeightedModel> models) : models_(std::move(models)) {
-  if (models_.empty()) throw InputError("--model: no model given");
+  if (models_.empty()) throw InputError("--llm-model: no model given");
   for (std::size_t i = 0; i < models_.size(); ++i) {
     const auto& m = models_[i];
-    if (m.name.empty()) throw InputError("--model: empty model name");
+    if (m.name.empty()) throw InputError("--llm-model: empty model name");
     if (!(m.weight > 0) || !std::isfinite(m.weight))
-      throw InputError(fmt::format("--model: the weight of '{}' must be a positive number",
+      throw InputError(fmt::format("--llm-model: the weight of '{}' must be a positive number",
                                    excerpt(m.name, 80)));
     for (std::size_t k = 0; k < i; ++k)
       if (models_[k].name == m.name)
-        throw InputError(fmt::format("--model: '{}' is given twice", excerpt(m.name, 80)));
+        throw InputError(fmt::format("--llm-model: '{}' is given twice", excerpt(m.name, 80)));
   }
 }
 
@@ -64,14 +64,14 @@ ModelEnsemble ModelEnsemble::parse(std::string_view text) {
         m.name = std::string(trim(item.substr(0, colon)));
         m.weight = w;
         if (!(w > 0) || !std::isfinite(w))
-          throw InputError(fmt::format("--model '{}': the weight of '{}' must be a positive "
+          throw InputError(fmt::format("--llm-model '{}': the weight of '{}' must be a positive "
                                        "number, not {}",
                                        excerpt(text, 200), excerpt(m.name, 80), excerpt(tail, 40)));
       }
     }
     if (m.name.empty())
-      throw InputError(fmt::format("--model '{}': empty model name (expected NAME[:WEIGHT],...)",
-                                   excerpt(text, 200)));
+      throw InputError(fmt::format(
+          "--llm-model '{}': empty model name (expected NAME[:WEIGHT],...)", excerpt(text, 200)));
     models.push_back(std::move(m));
     start = end + 1;
   }

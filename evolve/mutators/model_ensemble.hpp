@@ -1,5 +1,5 @@
 #pragma once
-/// Several models with weights (`--model a:0.8,b:0.2`); each request's model is drawn from
+/// Several models with weights (`--llm-model a:0.8,b:0.2`); each request's model is drawn from
 /// its own seed, so the choice is part of the run's seeded stream.
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -27,7 +27,7 @@ struct Workload {
 };
 
 /// Loads the one source `spec` names, or returns nullopt when it names none. Throws
-/// InputError when it names more than one, when --tp or --tokens come without --model, or for
+/// InputError when it names more than one, when --tp or --tokens come without --preset, or for
 /// bad input in the source.
 std::optional<Workload> load_workload(const WorkloadSpec& spec);
 
