@@ -15,6 +15,7 @@
 #include "eval/decision_tree.hpp"
 #include "eval/export_provenance.hpp"
 #include "eval/noise.hpp"
+#include "eval/training_coverage.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
@@ -396,10 +397,12 @@ void run_evolve(EvolveOptions o) {
     for (const auto& v : vllm) {
       // exports/vllm/ is a config folder: point VLLM_TUNED_CONFIG_FOLDER at it.
       const VllmExport e = export_vllm(r.best_simplified, v);
-      const ExportInfo info =
+      ExportInfo info =
           export_info(*problem, r.best_train, r.best_test,
                       fmt::format("tilevolve {} (tilevolve evolve --export-vllm)", version()),
                       fmt::format("run directory {}: its best program (simplified)", o.out));
+      info.training = problem_training_range(*problem, r.best_simplified);
+      info.notes.push_back(training_m_text(*info.training, r.best_simplified, v.N, v.K));
       const std::string dir = o.out + "/exports/vllm";
       std::filesystem::create_directories(dir);
       atomic_write(dir + "/" + e.file_name, e.json);

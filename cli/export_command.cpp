@@ -2,8 +2,10 @@
 
 #include "cli/problem_options.hpp"
 #include "eval/export_provenance.hpp"
+#include "eval/training_coverage.hpp"
 #include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
+#include "ir/exporters/aiter_exporter.hpp"
 #include "ir/exporters/cpp_exporter.hpp"
 #include "ir/exporters/import_file.hpp"
 #include "ir/exporters/json_exporter.hpp"
@@ -31,7 +33,7 @@ struct ExportOptions {
   std::set<std::string> problem_options; ///< names of the problem options (given = score)
   std::string name_space = "tilevolve_heuristic";
   bool drop_unknown_fields = false;
-  // vllm
+  // vllm and aiter (--n, --k, --device, --vendor-fallback), vllm alone (the others)
   std::int64_t n = 0, k = 0, e = 0, file_n = 0;
   std::string device, vllm_dtype, block_shape, sglang_triton, triton_version, m_keys,
       vendor_fallback;
@@ -105,6 +107,18 @@ Source run_directory_source(const std::string& dir) {
   }
   if (summary.contains("train")) s.info.train = scores_from_summary(summary["train"]);
   if (summary.contains("test")) s.info.test = scores_from_summary(summary["test"]);
+  if (summary.contains("training_range")) {
+    const nlohmann::json& t = summary["training_range"];
+    const TrainingRange range = training_range_from_json(t, summary_path);
+    if (t.is_object() && t.value("program_hash", "") == program_hash_text(s.program)) {
+      s.info.training = range;
+    } else {
+      s.info.training = box_only_range(range, s.program);
+      s.info.notes.push_back("The run's best program was changed after the run, so "
+                             "in_training_range uses the box of all its training shapes for "
+                             "every rule.");
+    }
+  }
   return s;
 }
 
@@ -125,6 +139,48 @@ Source file_source(const std::string& path, const ExportOptions& o) {
 /// The short GPU profile name of the source, for vLLM's device name.
 std::string gpu_profile_of(const ExportInfo& info) {
   return info.gpu.substr(0, info.gpu.find(' '));
+}
+
+/// The tile config of --vendor-fallback; throws InputError for anything else.
+Config vendor_fallback_config(const std::string& text) {
+  std::string why;
+  const std::optional<Config> c = parse_config(text, &why);
+  if (!c || c->vendor)
+    throw InputError(fmt::format("--vendor-fallback '{}': expected a tile config like "
+                                 "'Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)'{}",
+                                 text, why.empty() ? "" : ": " + why));
+  return *c;
+}
+
+/// Writes the aiter file for --n/--k and its provenance into the folder -o names.
+void write_aiter(const ExportOptions& o, const Source& s) {
+  AiterExportOptions ao;
+  ao.N = o.n;
+  ao.K = o.k;
+  const std::string profile = gpu_profile_of(s.info);
+  ao.device = o.device;
+  if (ao.device.empty())
+    if (const auto d = aiter_device_name(profile)) ao.device = *d;
+  // kpack is a gfx942 knob: aiter's tuner drops it elsewhere and Triton ignores it on gfx950.
+  ao.kpack =
+      profile != "mi355x" && ao.device.rfind("gfx95", 0) != 0 && ao.device.rfind("MI35", 0) != 0;
+  if (!o.vendor_fallback.empty()) ao.vendor_fallback = vendor_fallback_config(o.vendor_fallback);
+  const AiterExport e = export_aiter(s.program, ao, export_training_range(s.program, s.info));
+  const std::string dir = o.out.empty() ? "." : o.out;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot create the directory: {}", dir, ec.message()));
+  const std::string path = dir + "/" + e.file_name;
+  atomic_write(path, e.json);
+  const std::string stem = e.file_name.substr(0, e.file_name.size() - 5); // without ".json"
+  const std::string provenance = dir + "/" + stem + ".provenance.txt";
+  atomic_write(provenance, aiter_provenance_text(s.program, s.info, e));
+  fmt::print("wrote {} ({} keys) and {}\n", path, e.keys.size(), provenance);
+  for (const auto& n : e.notes)
+    fmt::print("  {}\n", n);
+  std::fflush(stdout);
+  for (const auto& w : e.warnings)
+    std::fprintf(stderr, "tilevolve export: warning: %s\n", comment_safe(w).c_str());
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -154,6 +210,7 @@ void run_export(const ExportOptions& o, bool score) {
       train.problem = test.problem = "rejected by the static check";
     }
     ExportInfo scored = export_info(*p, train, test, "", s.info.source);
+    scored.training = problem_training_range(*p, s.program);
     if (!issues.empty()) {
       scored.notes.push_back(
           fmt::format("The static check REJECTS this program on {}: {}", p->gpu.name,
@@ -174,6 +231,8 @@ void run_export(const ExportOptions& o, bool score) {
     write_text(o.out, export_triton(s.program, s.info));
   } else if (o.format == "json") {
     write_text(o.out, export_json(s.program, s.info));
+  } else if (o.format == "aiter") {
+    write_aiter(o, s);
   } else { // vllm
     VllmExportOptions vo;
     vo.N = o.n;
@@ -194,17 +253,13 @@ void run_export(const ExportOptions& o, bool score) {
     vo.triton_version = o.triton_version;
     if (!o.m_keys.empty()) vo.m_keys = int_list(o.m_keys, "--m-keys");
     if (!o.vendor_fallback.empty()) {
-      std::string why;
-      vo.vendor_fallback = parse_config(o.vendor_fallback, &why);
-      if (!vo.vendor_fallback || vo.vendor_fallback->vendor)
-        throw InputError(
-            fmt::format("--vendor-fallback '{}': expected a tile config like "
-                        "'Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)'{}",
-                        o.vendor_fallback, why.empty() ? "" : ": " + why));
+      vo.vendor_fallback = vendor_fallback_config(o.vendor_fallback);
       s.info.notes.push_back("Vendor region written as " + vo.vendor_fallback->brief() +
                              " (--vendor-fallback).");
     }
     const VllmExport e = export_vllm(s.program, vo);
+    if (const auto t = export_training_range(s.program, s.info))
+      s.info.notes.push_back(training_m_text(*t, s.program, o.n, o.k));
     const std::string dir = o.out.empty() ? "." : o.out;
     const std::string folder = e.folder.empty() ? dir : dir + "/" + e.folder;
     std::filesystem::create_directories(folder, ec);
@@ -229,26 +284,33 @@ void add_export_command(CLI::App& app) {
       "export",
       "Write a program as code to ship: a C++17 header, a Python function returning Triton "
       "meta-parameters, a triton.Config list for @triton.autotune, a JSON document "
-      "(re-importable), or a vLLM/SGLang per-M config file; each states at its top the program "
-      "hash, GPU, backend and scores. A run directory brings its GPU, backend and scores; for a "
+      "(re-importable), a vLLM/SGLang per-M config file, or an aiter Triton GEMM config file "
+      "(AMD's ROCm kernel library); each states at its top (or in a .provenance.txt beside it) "
+      "the program hash, GPU, backend, scores and training range, and the code exports define "
+      "in_training_range(M, N, K). A run directory brings its GPU, backend, scores and training "
+      "shapes; for a "
       "program file give problem options (--gpu, a shape source, --backend, ...) to compute "
       "them (any problem option given scores the program on that problem)");
-  cmd->add_option("program", o->program,
-                  "program file (def choose(M, N, K): ...), a JSON export, a vLLM/SGLang config "
-                  "file, or a run directory of tilevolve evolve (its best program, with the "
-                  "run's GPU, backend and scores)")
+  cmd->add_option(
+         "program", o->program,
+         "program file (def choose(M, N, K): ...), a JSON export, a vLLM/SGLang or "
+         "aiter config file, or a run directory of tilevolve evolve (its best program, with the "
+         "run's GPU, backend and scores)")
       ->required()
       ->check(CLI::ExistingPath);
   cmd->add_option("--format", o->format,
                   "cpp (C++17 header, constexpr choose() returning a struct), python (choose() "
                   "returning the Triton meta-parameters dict, None for the vendor library), "
                   "triton (triton.Config list, autotune pruner, launch kwargs), json (the "
-                  "program as data), vllm (per-M config JSON for given --n/--k)")
+                  "program as data), vllm (per-M config JSON for given --n/--k), aiter "
+                  "(<device>-GEMM-A16W16-N=<N>-K=<K>.json with M_LEQ_<m> buckets for given "
+                  "--n/--k)")
       ->required()
-      ->check(CLI::IsMember({"cpp", "python", "triton", "json", "vllm"}));
+      ->check(CLI::IsMember({"cpp", "python", "triton", "json", "vllm", "aiter"}));
   cmd->add_option("-o,--out", o->out,
-                  "output file (default: standard output); for vllm the config folder the file "
-                  "(and its .provenance.txt) goes into (default: the current directory)");
+                  "output file (default: standard output); for vllm and aiter the config folder "
+                  "the file (and its .provenance.txt) goes into (default: the current "
+                  "directory)");
   const std::size_t before = cmd->get_options().size();
   add_problem_options(*cmd, o->spec);
   for (std::size_t i = before; i < cmd->get_options().size(); ++i)
@@ -258,12 +320,13 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--drop-unknown-fields", o->drop_unknown_fields,
                 "when PROGRAM is a vLLM/SGLang config: drop fields tilevolve's config cannot "
                 "hold (SPLIT_K, ...) instead of refusing the file");
-  auto* vllm = cmd->add_option_group("vllm", "options of --format vllm");
+  auto* vllm = cmd->add_option_group("vllm", "options of --format vllm (and aiter where they say)");
   vllm->add_option("--n", o->n,
-                   "vllm: N of the GEMM (M, N, K) the program is evaluated at for each M key; "
-                   "also the file name's N unless --file-n")
+                   "vllm, aiter: N of the GEMM (M, N, K) the program is evaluated at for each M "
+                   "key; also the file name's N (for vllm unless --file-n)")
       ->check(CLI::PositiveNumber);
-  vllm->add_option("--k", o->k, "vllm: K of that GEMM (the file name's K for dense files)")
+  vllm->add_option("--k", o->k,
+                   "vllm, aiter: K of that GEMM (the file name's K for dense and aiter files)")
       ->check(CLI::PositiveNumber);
   vllm->add_option("--e", o->e,
                    "vllm: number of experts: a MoE file E=..,N=..,device_name=..json (without: "
@@ -279,7 +342,9 @@ void add_export_command(CLI::App& app) {
                    "vllm: device_name as torch.cuda.get_device_name() prints it, spaces become "
                    "'_' (default: from the GPU profile: h100 NVIDIA_H100_80GB_HBM3, h200 "
                    "NVIDIA_H200, mi300x AMD_Instinct_MI300X, mi325x AMD_Instinct_MI325X, mi355x "
-                   "AMD_Instinct_MI355X)");
+                   "AMD_Instinct_MI355X); aiter: the file name's device (default: the arch, "
+                   "gfx942 for mi300x and mi325x, gfx950 for mi355x; MI300X or MI350X for older "
+                   "aiter releases)");
   vllm->add_option("--vllm-dtype", o->vllm_dtype,
                    "vllm: dtype selector of the file name, e.g. fp8_w8a8 (default: none, as vLLM "
                    "names bf16/fp16 MoE files)");
@@ -296,20 +361,26 @@ void add_export_command(CLI::App& app) {
                    "every M range on which the program's decision is constant, plus vLLM's "
                    "default batch sizes 1..4096)");
   vllm->add_option("--vendor-fallback", o->vendor_fallback,
-                   "vllm: tile config written where the program returns \"vendor\" (which the "
-                   "format cannot hold), e.g. 'Config(BM=128, BN=128, BK=64, warps=4, stages=3, "
-                   "group=8)'; without it such a program is refused");
+                   "vllm, aiter: tile config written where the program returns \"vendor\" (which "
+                   "the formats cannot hold), e.g. 'Config(BM=128, BN=128, BK=64, warps=4, "
+                   "stages=3, group=8)'; without it such a program is refused (the M range is "
+                   "named either way)");
   cmd->callback([o, cmd] {
     bool score = false;
     for (const CLI::Option* opt : cmd->get_options())
       if (opt->count() > 0 && o->problem_options.count(opt->get_name())) score = true;
-    if (o->format == "vllm" && (o->n == 0 || o->k == 0))
-      throw InputError("--format vllm needs --n N and --k K (the GEMM the per-M table is for)");
-    if (o->format != "vllm")
-      for (const char* v :
-           {"--n", "--k", "--e", "--file-n", "--device", "--vllm-dtype", "--block-shape",
-            "--sglang-triton", "--triton-version", "--m-keys", "--vendor-fallback"})
-        if (cmd->count(v) > 0) throw InputError(fmt::format("{} belongs to --format vllm", v));
+    const bool per_m = o->format == "vllm" || o->format == "aiter";
+    if (per_m && (o->n == 0 || o->k == 0))
+      throw InputError(fmt::format("--format {} needs --n N and --k K (the GEMM the per-M table "
+                                   "is for)",
+                                   o->format));
+    for (const char* v : {"--n", "--k", "--device", "--vendor-fallback"})
+      if (!per_m && cmd->count(v) > 0)
+        throw InputError(fmt::format("{} belongs to --format vllm and --format aiter", v));
+    for (const char* v : {"--e", "--file-n", "--vllm-dtype", "--block-shape", "--sglang-triton",
+                          "--triton-version", "--m-keys"})
+      if (o->format != "vllm" && cmd->count(v) > 0)
+        throw InputError(fmt::format("{} belongs to --format vllm", v));
     run_export(*o, score);
   });
 }

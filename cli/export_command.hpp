@@ -1,5 +1,5 @@
 #pragma once
-/// `tilevolve export PROGRAM --format cpp|python|triton|json|vllm`: a heuristic a kernel
+/// `tilevolve export PROGRAM --format cpp|python|triton|json|vllm|aiter`: a heuristic a kernel
 /// library or serving stack can ship, stating at its top what produced it.
 #include <CLI/CLI.hpp>
 

@@ -54,19 +54,22 @@ void add_import_command(CLI::App& app) {
   auto o = std::make_shared<ImportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "import",
-      "Read a vLLM/SGLang per-M config JSON (or a tilevolve JSON export) as a program: its "
-      "rules reproduce the serving stack's nearest-key lookup exactly, so evolution can start "
-      "from it (evolve --expert PROGRAM)");
+      "Read a vLLM/SGLang per-M config JSON, an aiter Triton GEMM config JSON (M_LEQ_<m> / "
+      "M_GEQ_<m> / any buckets) or a tilevolve JSON export as a program: its rules reproduce the "
+      "serving stack's lookup exactly (vLLM's nearest key, aiter's bucket order), so evolution "
+      "can start from it (evolve --expert PROGRAM) and score can compare it");
   cmd->add_option("file", o->file,
                   "vLLM/SGLang config file (keys are M values, e.g. "
-                  "E=8,N=14336,device_name=AMD_Instinct_MI300X.json), a JSON export of "
-                  "tilevolve export --format json, or program text")
+                  "E=8,N=14336,device_name=AMD_Instinct_MI300X.json), aiter config file (e.g. "
+                  "gfx942-GEMM-A16W16-N=4096-K=4096.json), a JSON export of tilevolve export "
+                  "--format json, or program text")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", o->out, "program file to write (default: standard output)");
   cmd->add_flag("--drop-unknown-fields", o->drop_unknown_fields,
-                "drop fields tilevolve's config cannot hold (SPLIT_K, USE_TMA, ...) and list them "
-                "in the program's header, instead of refusing the file");
+                "drop fields tilevolve's config cannot hold (SPLIT_K, USE_TMA, aiter's "
+                "cache_modifier and NUM_KSPLIT above 1, ...) and list them in the program's "
+                "header, instead of refusing the file");
   cmd->callback([o] { run_import(*o); });
 }
 

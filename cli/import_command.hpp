@@ -1,6 +1,7 @@
 #pragma once
-/// `tilevolve import FILE [-o PROGRAM]`: a vLLM/SGLang per-M config file (or a JSON export)
-/// becomes a program file that evolution can start from (`evolve --expert PROGRAM`).
+/// `tilevolve import FILE [-o PROGRAM]`: a vLLM/SGLang per-M config file, an aiter GEMM config
+/// file (or a JSON export) becomes a program file that evolution can start from (`evolve --expert
+/// PROGRAM`).
 #include <CLI/CLI.hpp>
 
 namespace tv {

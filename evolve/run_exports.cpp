@@ -1,6 +1,7 @@
 #include "evolve/run_exports.hpp"
 
 #include "eval/export_provenance.hpp"
+#include "eval/training_coverage.hpp"
 #include "evolve/run_dir.hpp"
 #include "ir/error.hpp"
 #include "ir/exporters/cpp_exporter.hpp"
@@ -20,11 +21,12 @@ void write_run_exports(const std::string& dir, const Problem& problem, const Evo
   std::filesystem::create_directories(out, ec);
   if (ec) throw InputError(fmt::format("{}: cannot create the directory: {}", out, ec.message()));
   const Program& p = r.best_simplified;
-  const ExportInfo info = export_info(
+  ExportInfo info = export_info(
       problem, r.best_train, r.best_test, fmt::format("tilevolve {} (tilevolve evolve)", version()),
       fmt::format("run directory {}: its best program (id {}, simplified: redundant rules "
                   "removed, each shape gets the config the original gives it) after {} programs",
                   dir, r.best.id, r.programs));
+  info.training = problem_training_range(problem, p);
   atomic_write(out + "/best.hpp", export_cpp(p, info));
   atomic_write(out + "/best_heuristic.py", export_python(p, info));
   atomic_write(out + "/best_triton.py", export_triton(p, info));

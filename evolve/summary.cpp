@@ -4,9 +4,11 @@
 #include "eval/report_format.hpp"
 #include "eval/shape_gaps.hpp"
 #include "eval/text_table.hpp"
+#include "eval/training_coverage.hpp"
 #include "evolve/evolution.hpp"
 #include "evolve/mutators/llm_stats.hpp"
 #include "evolve/sampled_sizes.hpp"
+#include "ir/exporters/export_info.hpp"
 #include "ir/plural.hpp"
 #include "ir/text.hpp"
 
@@ -184,6 +186,12 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                       {"trusted", r.model_agreement.trusted()}};
   j["train"] = score_json(r.best_train);
   j["test"] = score_json(r.best_test);
+  // The training range of the exported (simplified) program, read back by tilevolve export.
+  const TrainingRange range = problem_training_range(problem, r.best_simplified);
+  j["training_range"] = training_range_json(range);
+  j["training_range"]["program_hash"] = program_hash_text(r.best_simplified);
+  const TestCoverage coverage = test_coverage(problem, r.best_simplified, range);
+  j["test_outside_training_range"] = {{"shapes", coverage.shapes}, {"outside", coverage.outside}};
   for (const auto& m : baselines)
     j["baselines"][m.key] = method_json(m);
   const MethodResult cm = cost_matched_method(problem, r);
@@ -279,6 +287,18 @@ std::string sampled_text(const EvolutionResult& r) {
   return out + " (--sampled-sizes 0 returns the searched best).\n\n";
 }
 
+std::string training_range_summary(const Problem& problem, const EvolutionResult& r) {
+  const TrainingRange range = problem_training_range(problem, r.best_simplified);
+  const TestCoverage c = test_coverage(problem, r.best_simplified, range);
+  if (c.shapes == 0 || problem.test_rows == problem.train_rows) return "";
+  return fmt::format(
+      "Training range: {} of the {} test shapes lie outside it (the rule that decides them "
+      "decided no training shape, or they lie outside the box of M, N and K of the training "
+      "shapes it decided); the exports' in_training_range is false there, and the per-shape "
+      "view marks them.\n\n",
+      thousands(c.outside), thousands(c.shapes));
+}
+
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines) {
   std::string out = fmt::format("tilevolve evolve\n{}", problem_header(problem));
@@ -303,6 +323,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
   out += test_gaps_text(problem, r, baselines);
+  out += training_range_summary(problem, r);
   out += sampled_text(r);
   if (const auto a = r.per_operator.find("analytic seed"); a != r.per_operator.end()) {
     const Counters& c = a->second;

@@ -34,6 +34,9 @@ inline constexpr std::size_t kTestGapShapes = 3;
 /// test score.
 std::string test_gaps_text(const Problem& problem, const EvolutionResult& r,
                            const std::vector<MethodResult>& baselines);
+/// How many test shapes lie outside the training range of the result (its simplified form, which
+/// the exports ship); empty without test shapes of their own.
+std::string training_range_summary(const Problem& problem, const EvolutionResult& r);
 /// The end-of-run report for a terminal.
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines);

@@ -1,7 +1,9 @@
 #include "evolve/viewer_data.hpp"
 
 #include "eval/report_format.hpp"
+#include "eval/training_coverage.hpp"
 #include "evolve/run_dir.hpp"
+#include "ir/simplify.hpp"
 #include "ir/text.hpp"
 
 #include <cmath>
@@ -61,6 +63,9 @@ nlohmann::json ViewerData::per_shape(std::uint64_t id, const Program& best) cons
     split[r] = "train";
   for (auto r : p.test_rows)
     split[r] = split[r].empty() ? "test" : split[r] + "+test";
+  // The training range the exports ship: that of the simplified program (same decisions).
+  const Program shipped = simplify(best);
+  const TrainingRange range = problem_training_range(p, shipped);
   nlohmann::json shapes = nlohmann::json::array();
   for (std::size_t r = 0; r < table.shapes().size(); ++r) {
     if (split[r].empty()) continue;
@@ -88,6 +93,7 @@ nlohmann::json ViewerData::per_shape(std::uint64_t id, const Program& best) cons
                        {"dtype", dtype_name(s.dtype)},
                        {"weight", s.weight},
                        {"split", split[r]},
+                       {"in_training_range", range.contains(shipped, s)},
                        {"configs", configs},
                        {"times", times}};
     if (!s.layout.empty()) row["layout"] = s.layout;

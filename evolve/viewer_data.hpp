@@ -2,8 +2,9 @@
 /// What a run writes for viewers such as the dashboard (`tilevolve serve`), beyond what it
 /// needs to resume: the held-out figures and the text of each new best (fields of its
 /// new_best event), and per_shape.json, the time of the current best program on every shape
-/// beside the baselines' times. The test figures are for watching only; selection never
-/// reads them.
+/// beside the baselines' times, and whether the shape lies in the training range of that program
+/// (ir/training_range.hpp; of its simplified form, which the exports ship). The test figures are
+/// for watching only; selection never reads them.
 #include "eval/baselines.hpp"
 #include "eval/problem.hpp"
 

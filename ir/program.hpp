@@ -4,7 +4,8 @@
 /// Map of ir/: shape.hpp and config.hpp are the input and output types; condition.hpp holds
 /// comparisons and their boxes; program.hpp (this file) joins them; text.hpp prints and parses
 /// the Python-like text form; diff.hpp applies SEARCH/REPLACE edits to that text;
-/// simplify.hpp removes dead and redundant rules exactly; rng.hpp is the deterministic
+/// simplify.hpp removes dead and redundant rules exactly; training_range.hpp says where a
+/// program's training shapes were (the exports' in_training_range); rng.hpp is the deterministic
 /// random source every stochastic part uses. Values are immutable in spirit: edits build new
 /// programs, nothing mutates a program another piece holds.
 #include "ir/condition.hpp"

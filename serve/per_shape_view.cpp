@@ -86,6 +86,8 @@ json per_shape_view(const std::string& raw) {
              {"dtype", text_field_or_empty(s, "dtype", 16)},
              {"layout", text_field_or_empty(s, "layout", 4)},
              {"split", text_field_or_empty(s, "split", 16)}};
+    const auto range = s.find("in_training_range");
+    row["in_training_range"] = range != s.end() && range->is_boolean() ? *range : json();
     const auto w = positive(s, "weight");
     row["weight"] = w ? json(*w) : json();
     const auto expert = positive(times, "expert");

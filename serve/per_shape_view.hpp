@@ -13,7 +13,8 @@ inline constexpr const char* kPerShapeMethods[] = {"best", "expert", "best_singl
 
 /// {"best_id", "vendor_dispatch", "exhaustive_train_runs", "methods": [{"key", "label",
 /// "train": figures, "test": figures}], "shapes": [{"shape", "M", "N", "K", "dtype", "layout",
-/// "weight", "split", "configs": {key: text}, "speedup": {key: expert time / its time}}]}
+/// "weight", "split", "in_training_range" (true, false, or null when the run did not say),
+/// "configs": {key: text}, "speedup": {key: expert time / its time}}]}
 /// from a per_shape.json document; on a document that is not one, an object with "error".
 nlohmann::json per_shape_view(const std::string& text);
 

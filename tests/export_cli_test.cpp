@@ -300,6 +300,8 @@ TEST_CASE("export cli: evolve --export-vllm writes the best program's vLLM files
     CHECK(contains(prov, "Program hash " + program_hash_text(best)));
     CHECK(contains(prov, "tilevolve evolve --export-vllm"));
     CHECK(contains(prov, "returns the program's decision for every M >= 1"));
+    CHECK(contains(prov, "Training range: 44 training shapes"));
+    CHECK(contains(prov, "At N=4096, K=4096 ") == (name[0] == 'N'));
   }
   CHECK(contains(tilevolve("evolve --budget 10 --export-vllm 64,64").out,
                  "--export-vllm needs --out DIR"));

@@ -1,5 +1,6 @@
 // The per-shape view read from per_shape.json: speedups over the expert, vendor configs kept
-// as "vendor", and documents that are not per-shape files refused with a reason.
+// as "vendor", the training-range mark kept, and documents that are not per-shape files refused
+// with a reason.
 #include "serve/per_shape_view.hpp"
 
 #include <doctest/doctest.h>
@@ -34,6 +35,7 @@ json document() {
          {"dtype", "bf16"},
          {"weight", 2.0},
          {"split", "train"},
+         {"in_training_range", true},
          {"configs", {{"expert", "16x64x128 w4 s4 g1"}, {"best", "vendor"}, {"oracle", "vendor"}}},
          {"times", {{"expert", 4e-6}, {"best", 2e-6}, {"oracle", 2e-6}, {"vendor", 2e-6}}}},
         {{"shape", "b:M8192"},
@@ -41,13 +43,15 @@ json document() {
          {"N", 4096},
          {"K", 4096},
          {"split", "test"},
+         {"in_training_range", false},
          {"configs", {{"expert", "128x128x64 w4 s3 g8"}, {"best", "256x128x64 w8 s4 g8"}}},
          {"times", {{"expert", 1e-3}, {"best", nullptr}, {"oracle", -1.0}}}}}}};
 }
 
 } // namespace
 
-TEST_CASE("per-shape view: speedups over the expert, vendor configs labelled, bad times null") {
+TEST_CASE("per-shape view: speedups over the expert, vendor configs labelled, bad times null, "
+          "the training-range mark kept") {
   const json v = per_shape_view(document().dump());
   REQUIRE_FALSE(v.contains("error"));
   CHECK(v["best_id"] == 42);
@@ -65,6 +69,15 @@ TEST_CASE("per-shape view: speedups over the expert, vendor configs labelled, ba
   CHECK(b["speedup"]["best"].is_null());        // its config has no time
   CHECK_FALSE(b["speedup"].contains("oracle")); // a negative time is no time, and no config
   CHECK(b["weight"].is_null());
+  // The training-range mark passes through: true, false, or null for anything else.
+  CHECK(a["in_training_range"] == true);
+  CHECK(b["in_training_range"] == false);
+  json d = document();
+  d["shapes"][0]["in_training_range"] = "no";
+  d["shapes"][1].erase("in_training_range");
+  const json w = per_shape_view(d.dump());
+  CHECK(w["shapes"][0]["in_training_range"].is_null());
+  CHECK(w["shapes"][1]["in_training_range"].is_null());
   // Methods: figures that are not numbers become null.
   REQUIRE(v["methods"].size() == 2);
   CHECK(v["methods"][0]["test"]["fraction_of_oracle"] == 0.7);

@@ -4,6 +4,8 @@
 #include "evolve/viewer_data.hpp"
 
 #include "eval/report_format.hpp"
+#include "eval/training_coverage.hpp"
+#include "ir/simplify.hpp"
 #include "ir/text.hpp"
 #include "models/data_dir.hpp"
 #include "support/fixtures.hpp"
@@ -47,6 +49,19 @@ TEST_CASE("viewer data: per_shape.json has every shape's times for the best and 
     if (row["split"] == "train") CHECK(t == train_times[train_seen++]);
   }
   CHECK(train_seen == p.train_rows.size());
+  // Each shape says whether it is in the training range of the program the exports ship (the
+  // simplified best): every training shape is, and the test shapes outside are as many as the
+  // run's summary counts.
+  const Program shipped = simplify(best);
+  const TrainingRange range = problem_training_range(p, shipped);
+  std::size_t outside = 0;
+  for (const auto& row : doc["shapes"]) {
+    const Shape& s = p.shape(std::size_t(p.table->shape_index(row["shape"].get<std::string>())));
+    CHECK(row["in_training_range"] == range.contains(shipped, s));
+    if (row["split"] == "train") CHECK(row["in_training_range"] == true);
+    if (row["split"] == "test" && row["in_training_range"] == false) ++outside;
+  }
+  CHECK(outside == test_coverage(p, shipped, range).outside);
   // The methods' figures are the scorer's.
   const auto& methods = doc["methods"];
   REQUIRE(methods.back()["key"] == "best");

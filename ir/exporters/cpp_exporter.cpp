@@ -1,6 +1,7 @@
 #include "ir/exporters/cpp_exporter.hpp"
 
 #include "ir/error.hpp"
+#include "ir/exporters/training_range_code.hpp"
 
 #include <cctype>
 #include <fmt/format.h>
@@ -37,6 +38,17 @@ std::string cpp_term(const Comparison& t) {
   return fmt::format("{} {} {}", feature_call(t, "detail::output_size", "detail::tiles"),
                      cmp_op_text(t.op), literal(t.value));
 }
+
+} // namespace
+
+std::string cpp_export::condition(const Condition& c) {
+  std::string cond;
+  for (const auto& t : c.terms)
+    cond += (cond.empty() ? "" : " && ") + cpp_term(t);
+  return cond.empty() ? "true" : cond;
+}
+
+namespace {
 
 std::string config_text(const Config& c) {
   if (c.vendor) return "TileConfig{true, 0, 0, 0, 0, 0, 0, -1, -1, -1}";
@@ -106,16 +118,12 @@ std::string export_cpp(const Program& p, const ExportInfo& info, const CppExport
                      "constexpr TileConfig choose({}, {}, {}) noexcept {{\n",
                      p.rules.size(), p.rules.size() == 1 ? "" : "s", param(0, "M"), param(1, "N"),
                      param(2, "K"));
-  for (const auto& r : p.rules) {
-    std::string cond;
-    for (const auto& t : r.condition.terms)
-      cond += (cond.empty() ? "" : " && ") + cpp_term(t);
-    if (cond.empty()) cond = "true";
-    out +=
-        fmt::format("  if ({}) return {}; // {}\n", cond, config_text(r.config), r.config.brief());
-  }
+  for (const auto& r : p.rules)
+    out += fmt::format("  if ({}) return {}; // {}\n", cpp_export::condition(r.condition),
+                       config_text(r.config), r.config.brief());
   out += fmt::format("  return {}; // {}\n}}\n\n", config_text(p.default_config),
                      p.default_config.brief());
+  out += cpp_training_range(p, info);
   out += fmt::format("}} // namespace {}\n", o.name_space);
   return out;
 }

@@ -8,7 +8,8 @@
 ///
 /// The function decides exactly as the IR does for every 64-bit M, N, K, derived features
 /// included: M * N and tile counts are computed with M and N below 1 counted as 1 and saturate
-/// at kDimMax, like Comparison::value_of.
+/// at kDimMax, like Comparison::value_of. Beside it, `constexpr bool in_training_range(M, N, K)`
+/// and `kTrainingShapes` (training_range_code.hpp).
 #include "ir/exporters/export_info.hpp"
 #include "ir/program.hpp"
 
@@ -24,5 +25,14 @@ struct CppExportOptions {
 
 /// The header text; throws InputError when the namespace is not a valid C++ name.
 std::string export_cpp(const Program& p, const ExportInfo& info, const CppExportOptions& o = {});
+
+/// Pieces shared with the training range's code.
+namespace cpp_export {
+
+/// A rule condition as a C++ expression over M, N, K ("true" for the empty conjunction); derived
+/// features call detail::output_size and detail::tiles, which the header defines when used.
+std::string condition(const Condition& c);
+
+} // namespace cpp_export
 
 } // namespace tv

@@ -81,11 +81,25 @@ std::vector<std::string> provenance_lines(const Program& p, const ExportInfo& in
     lines.push_back("Scores: not known.");
   }
   if (!info.scores_note.empty()) lines.push_back(info.scores_note);
+  if (!info.training)
+    lines.push_back("Training range: not known (the training shapes were not given), so "
+                    "in_training_range is false for every shape.");
+  else if (info.training->fits(p))
+    lines.push_back(training_range_text(*info.training));
+  else
+    lines.push_back(training_range_text(*info.training) +
+                    " The training shapes were counted for another program than this one, so "
+                    "in_training_range uses the box of all of them for every rule.");
   for (const auto& n : info.notes)
     lines.push_back(n);
   for (auto& l : lines)
     l = comment_safe(l);
   return lines;
+}
+
+std::optional<TrainingRange> export_training_range(const Program& p, const ExportInfo& info) {
+  if (!info.training) return std::nullopt;
+  return info.training->fits(p) ? *info.training : box_only_range(*info.training, p);
 }
 
 nlohmann::ordered_json provenance_json(const Program& p, const ExportInfo& info) {
@@ -101,6 +115,7 @@ nlohmann::ordered_json provenance_json(const Program& p, const ExportInfo& info)
   j["backend"] = or_null(info.backend);
   j["scores"] = {{"train", scores_json(info.train)}, {"test", scores_json(info.test)}};
   j["scores_note"] = or_null(info.scores_note);
+  j["training_range"] = info.training ? training_range_json(*info.training) : nullptr;
   j["notes"] = info.notes;
   return j;
 }

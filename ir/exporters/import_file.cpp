@@ -1,6 +1,7 @@
 #include "ir/exporters/import_file.hpp"
 
 #include "ir/error.hpp"
+#include "ir/exporters/aiter_importer.hpp"
 #include "ir/exporters/json_importer.hpp"
 #include "ir/text.hpp"
 
@@ -24,6 +25,13 @@ ImportedProgram read_any_program_text(std::string_view text, const std::string& 
     if (is_program_json(doc)) {
       r.kind = "tilevolve JSON program";
       r.program = import_program_json(doc);
+    } else if (is_aiter_config(doc)) {
+      r.kind = "aiter config";
+      AiterImportOptions ao;
+      ao.drop_unknown_fields = o.drop_unknown_fields;
+      AiterImport a = import_aiter_config(doc, ao);
+      r.program = std::move(a.program);
+      r.description = std::move(a.description);
     } else {
       r.kind = "vLLM/SGLang config";
       VllmImport v = import_vllm_config(doc, o);

@@ -1,6 +1,7 @@
 #include "ir/exporters/m_segments.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace tv {
 
@@ -31,11 +32,11 @@ Shape shape_at(std::int64_t M, std::int64_t N, std::int64_t K) {
   return s;
 }
 
-std::vector<MSegment> m_segments(const Program& p, std::int64_t N, std::int64_t K,
-                                 std::int64_t m_max) {
+std::vector<std::int64_t> m_breaks(const Program& p, std::int64_t N, std::int64_t K,
+                                   std::int64_t m_max) {
   m_max = std::clamp<std::int64_t>(m_max, 1, kDimMax);
-  // Starts of the runs on which every comparison is constant: a comparison of a feature f that
-  // is non-decreasing in M can change its outcome only where f first reaches v or exceeds it.
+  // A comparison of a feature f that is non-decreasing in M can change its outcome only where f
+  // first reaches v or exceeds it.
   std::vector<std::int64_t> starts{1};
   for (const auto& r : p.rules)
     for (const auto& t : r.condition.terms) {
@@ -48,7 +49,13 @@ std::vector<MSegment> m_segments(const Program& p, std::int64_t N, std::int64_t 
     }
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  return starts;
+}
 
+std::vector<MSegment> m_segments(const Program& p, std::int64_t N, std::int64_t K,
+                                 std::int64_t m_max) {
+  m_max = std::clamp<std::int64_t>(m_max, 1, kDimMax);
+  const std::vector<std::int64_t> starts = m_breaks(p, N, K, m_max);
   std::vector<MSegment> out;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const std::int64_t lo = starts[i];
@@ -59,6 +66,25 @@ std::vector<MSegment> m_segments(const Program& p, std::int64_t N, std::int64_t 
     else
       out.push_back(MSegment{lo, hi, c});
   }
+  return out;
+}
+
+void add_m_range(MRanges& r, std::int64_t lo, std::int64_t hi) {
+  if (!r.empty() && r.back().second + 1 == lo)
+    r.back().second = hi;
+  else
+    r.emplace_back(lo, hi);
+}
+
+std::string m_ranges_text(const MRanges& r, std::size_t max_listed) {
+  const auto one = [](std::int64_t lo, std::int64_t hi) {
+    if (hi >= kDimMax) return fmt::format("{}..", lo);
+    return lo == hi ? std::to_string(lo) : fmt::format("{}..{}", lo, hi);
+  };
+  std::string out;
+  for (std::size_t i = 0; i < r.size() && i < max_listed; ++i)
+    out += (i ? ", " : "") + one(r[i].first, r[i].second);
+  if (r.size() > max_listed) out += fmt::format(" and {} more ranges", r.size() - max_listed);
   return out;
 }
 

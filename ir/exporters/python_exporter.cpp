@@ -1,5 +1,6 @@
 #include "ir/exporters/python_exporter.hpp"
 
+#include "ir/exporters/training_range_code.hpp"
 #include "ir/exporters/triton_meta.hpp"
 
 #include <fmt/format.h>
@@ -45,19 +46,29 @@ std::string meta_dict(const Config& c) {
   return out + "}";
 }
 
-std::string decision_function(const Program& p, std::string_view name, std::string_view doc,
-                              const std::function<std::string(const Config&)>& value) {
+std::string branch_function(const Program& p, std::string_view name, std::string_view doc,
+                            const std::function<std::string(std::size_t)>& value,
+                            const std::function<std::string(std::size_t)>& comment) {
   std::string out = fmt::format("def {}(M, N, K):\n    \"\"\"{}\"\"\"\n", name, doc);
-  for (const auto& r : p.rules) {
+  for (std::size_t i = 0; i < p.rules.size(); ++i) {
     std::string cond;
-    for (const auto& t : r.condition.terms)
+    for (const auto& t : p.rules[i].condition.terms)
       cond += (cond.empty() ? "" : " and ") + python_term(t);
     if (cond.empty()) cond = "True";
-    out += fmt::format("    if {}:\n        return {}  # {}\n", cond, value(r.config),
-                       r.config.brief());
+    out += fmt::format("    if {}:\n        return {}  # {}\n", cond, value(i), comment(i));
   }
-  out += fmt::format("    return {}  # {}\n", value(p.default_config), p.default_config.brief());
+  out += fmt::format("    return {}  # {}\n", value(p.rules.size()), comment(p.rules.size()));
   return out;
+}
+
+std::string decision_function(const Program& p, std::string_view name, std::string_view doc,
+                              const std::function<std::string(const Config&)>& value) {
+  const auto config_of = [&](std::size_t i) -> const Config& {
+    return i < p.rules.size() ? p.rules[i].config : p.default_config;
+  };
+  return branch_function(
+      p, name, doc, [&](std::size_t i) { return value(config_of(i)); },
+      [&](std::size_t i) { return config_of(i).brief(); });
 }
 
 } // namespace python_export
@@ -82,6 +93,7 @@ std::string export_python(const Program& p, const ExportInfo& info) {
       [](const Config& c) {
         return c.vendor ? std::string("VENDOR") : python_export::meta_dict(c);
       });
+  out += "\n\n" + python_training_range(p, info);
   return out;
 }
 

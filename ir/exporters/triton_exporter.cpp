@@ -1,6 +1,7 @@
 #include "ir/exporters/triton_exporter.hpp"
 
 #include "ir/exporters/python_exporter.hpp"
+#include "ir/exporters/training_range_code.hpp"
 #include "ir/exporters/triton_meta.hpp"
 
 #include <algorithm>
@@ -53,7 +54,11 @@ std::string export_triton(const Program& p, const ExportInfo& info) {
          "# Where the heuristic calls the vendor library (cuBLAS, hipBLASLt), choose_config and\n"
          "# launch_kwargs return VENDOR (None) and early_config_prune raises ValueError.\n\n"
          "import triton\n\n"
-         "VENDOR = None  # returned where the vendor library should run the GEMM\n\n";
+         "VENDOR = None  # returned where the vendor library should run the GEMM\n"
+         "# True: early_config_prune keeps every config of CONFIGS for a shape outside the "
+         "training\n"
+         "# range (in_training_range below), so that @triton.autotune benchmarks them there.\n"
+         "AUTOTUNE_OUTSIDE_TRAINING_RANGE = False\n\n";
   out += "CONFIGS = [\n";
   for (std::size_t i = 0; i < configs.size(); ++i)
     out += fmt::format("    {},  # {}: {}\n", triton_config(configs[i]), i, configs[i].brief());
@@ -81,12 +86,15 @@ std::string export_triton(const Program& p, const ExportInfo& info) {
       "    args = dict(named_args)\n"
       "    args.update(kwargs)\n"
       "    M, N, K = int(args[\"M\"]), int(args[\"N\"]), int(args[\"K\"])\n"
+      "    if AUTOTUNE_OUTSIDE_TRAINING_RANGE and not in_training_range(M, N, K):\n"
+      "        return list(configs)  # @triton.autotune benchmarks them and keeps the fastest\n"
       "    c = choose_config(M, N, K)\n"
       "    if c is None:\n"
       "        raise ValueError(\n"
       "            \"tilevolve heuristic: the vendor library is chosen for M=%d, N=%d, K=%d; \"\n"
       "            \"call it instead of this kernel\" % (M, N, K))\n"
       "    return [c]\n";
+  out += "\n\n" + python_training_range(p, info);
   return out;
 }
 

@@ -12,7 +12,10 @@
 /// single config it returns without benchmarking (triton/runtime/autotuner.py). For a direct
 /// call without autotune: `matmul_kernel[grid](..., **launch_kwargs(M, N, K))`. In the vendor
 /// region choose_config and launch_kwargs return VENDOR (None) and early_config_prune raises
-/// ValueError: dispatch to the vendor library before launching the kernel.
+/// ValueError: dispatch to the vendor library before launching the kernel. The module also
+/// defines `in_training_range(M, N, K)` (training_range_code.hpp); with
+/// `AUTOTUNE_OUTSIDE_TRAINING_RANGE = True`, early_config_prune keeps every config for a shape
+/// outside the training range, so that @triton.autotune benchmarks them there.
 #include "ir/exporters/export_info.hpp"
 #include "ir/program.hpp"
 

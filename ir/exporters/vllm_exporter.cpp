@@ -14,30 +14,6 @@ namespace tv {
 
 namespace {
 
-constexpr std::size_t kMaxListed = 8;
-
-std::string range_text(std::int64_t lo, std::int64_t hi) {
-  if (hi >= kDimMax) return fmt::format("{}..", lo);
-  return lo == hi ? std::to_string(lo) : fmt::format("{}..{}", lo, hi);
-}
-
-/// Comma-separated ranges, at most kMaxListed, then how many more.
-std::string ranges_text(const std::vector<std::pair<std::int64_t, std::int64_t>>& r) {
-  std::string out;
-  for (std::size_t i = 0; i < r.size() && i < kMaxListed; ++i)
-    out += (i ? ", " : "") + range_text(r[i].first, r[i].second);
-  if (r.size() > kMaxListed) out += fmt::format(" and {} more ranges", r.size() - kMaxListed);
-  return out;
-}
-
-void add_range(std::vector<std::pair<std::int64_t, std::int64_t>>& r, std::int64_t lo,
-               std::int64_t hi) {
-  if (!r.empty() && r.back().second + 1 == lo)
-    r.back().second = hi;
-  else
-    r.emplace_back(lo, hi);
-}
-
 void check_options(const VllmExportOptions& o) {
   if (o.N < 1 || o.K < 1) throw InputError("vllm export: --n and --k must be positive");
   if (o.E && *o.E < 1) throw InputError("vllm export: --e must be positive");
@@ -150,7 +126,7 @@ VllmExport export_vllm(const Program& p, const VllmExportOptions& o) {
 
   // Where the lookup (nearest key, ties to the smaller key: the file is sorted) differs from
   // the program, and where the program's vendor region was written as the fallback.
-  std::vector<std::pair<std::int64_t, std::int64_t>> differs, vendor_ranges;
+  MRanges differs, vendor_ranges;
   const auto ranges = nearest_key_ranges(e.keys);
   std::size_t s = 0;
   for (const auto& r : ranges) {
@@ -163,9 +139,9 @@ VllmExport export_vllm(const Program& p, const VllmExportOptions& o) {
       const std::int64_t a = std::max(lo, segments[t].lo), b = std::min(hi, segments[t].hi);
       const Config& c = segments[t].config;
       if (c.vendor && o.vendor_fallback && written == *o.vendor_fallback)
-        add_range(vendor_ranges, a, b);
+        add_m_range(vendor_ranges, a, b);
       else if (c != written)
-        add_range(differs, a, b);
+        add_m_range(differs, a, b);
     }
   }
   e.exact = differs.empty() && vendor_ranges.empty();
@@ -181,11 +157,11 @@ VllmExport export_vllm(const Program& p, const VllmExportOptions& o) {
   else
     e.notes.push_back(fmt::format("At {} the nearest-key lookup of this file differs from the "
                                   "program for M in {} (keys chosen with --m-keys).",
-                                  at, ranges_text(differs)));
+                                  at, m_ranges_text(differs)));
   if (!vendor_ranges.empty())
     e.notes.push_back(fmt::format("The program calls the vendor library for M in {}; the format "
                                   "cannot say so, so {} is written there (--vendor-fallback).",
-                                  ranges_text(vendor_ranges), o.vendor_fallback->brief()));
+                                  m_ranges_text(vendor_ranges), o.vendor_fallback->brief()));
   if (sglang)
     e.notes.push_back("SGLang looks for configs/" + e.folder + "/" + e.file_name +
                       " under $SGLANG_MOE_CONFIG_DIR (default: the directory of its "

@@ -251,8 +251,13 @@ function drawPerShape(ps) {
     return tv.el('span', 'vendor library', { class: 'vendor' });
   };
   const limit = 2000;
+  // A test shape outside the training range of the best program: it extrapolates there.
+  const splitCell = (r) => (r.in_training_range === false
+    ? tv.el('span', `${r.split} (outside training range)`, { class: 'outside', title:
+      'in_training_range is false: the rule deciding this shape decided no training shape like it' })
+    : r.split);
   tv.fillTable(document.querySelector('#shapes tbody'), ps.shapes.slice(0, limit).map((r) => [
-    r.shape, r.split, typeof r.weight === 'number' ? r.weight.toPrecision(3) : '-', configCell(r.configs.expert),
+    r.shape, splitCell(r), typeof r.weight === 'number' ? r.weight.toPrecision(3) : '-', configCell(r.configs.expert),
     configCell(r.configs.best), configCell(r.configs.tree), ...shapeMethods.map((k) => tv.speedup(r.speedup[k])),
   ]), 6);
   treeNote(ps);
