@@ -28,25 +28,29 @@ HEAD = """# Every command, from `--help`
 python3 scripts/cli_reference.py --write after changing an option (tests/docs_test.cpp fails
 while this page is stale). -->
 
-This page is what `tilevolve --help` and `tilevolve COMMAND --help` print (at 100 columns),
-generated from the binary, so it says exactly what the binary takes. `TILEVOLVE_ROOT` stands for
+This page is what `tilevolve --help` and `tilevolve COMMAND --help` print (at 100 columns;
+`--help-all` for a command whose `--help` keeps to the options most runs need), generated from
+the binary, so it says exactly what the binary takes. `TILEVOLVE_ROOT` stands for
 the directory the binary reads its data from: the source tree it was built from, or
 `PREFIX/share/tilevolve` for an installed one. [Commands at a glance](commands.md) says in a line
 or two what each command is for; the [exit codes](exit-codes.md) are the same for every command.
 """
 
 
-def help_text(binary, args):
+def help_text(binary, args, flag="--help"):
     """The help of `tilevolve ARGS --help` at 100 columns, as the binary prints it into a pipe,
-    with argv[0] as `tilevolve` and the data directory as TILEVOLVE_ROOT."""
+    with argv[0] as `tilevolve` and the data directory as TILEVOLVE_ROOT; for a command whose
+    --help is brief (it offers --help-all), its --help-all: every option, in full."""
     env = dict(os.environ, COLUMNS="100")
     env.pop("TILEVOLVE_DATA", None)
-    done = subprocess.run(["tilevolve", *args, "--help"], executable=binary, env=env,
+    done = subprocess.run(["tilevolve", *args, flag], executable=binary, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
     text = done.stdout.decode("utf-8", "replace")
     if done.returncode != 0:
-        raise SystemExit(f"cli_reference: {binary} {' '.join(args)} --help exited "
+        raise SystemExit(f"cli_reference: {binary} {' '.join(args)} {flag} exited "
                          f"{done.returncode}:\n{text}")
+    if flag == "--help" and args and "--help-all" in text:
+        return help_text(binary, args, "--help-all")
     for root in {ROOT, os.path.realpath(ROOT)}:
         text = text.replace(root + "/", "TILEVOLVE_ROOT/")
     return text
