@@ -110,7 +110,7 @@ std::string diff_text_of(const std::string& reply, const std::string& parent_tex
 } // namespace evolution_detail
 
 bool is_run_step(const std::string& op) {
-  return op == "seed" || op == "analytic seed";
+  return op == "seed" || op == "analytic seed" || op == "vendor seed";
 }
 
 // Options (to_json, from_json) and run_config: evolution_options.cpp.
@@ -203,31 +203,46 @@ void Evolution::seed_run() {
   if (s.events) s.events->write(seed_event(c.id, ev, ev.train.speedup_vs_expert));
   if (options_.analytic_seed && kernel_runs_left() >= 0 && analytic_seed_applies(*problem_))
     seed_analytic();
+  if (problem_->spec.vendor_dispatch) seed_vendor();
   s.seeded = true;
 }
 
 void Evolution::seed_analytic() {
-  State& s = *s_;
-  const Program& expert = problem_->expert;
   const int leaves = std::min(kMaxTreeLeaves, kRefitLeafFactor * problem_->spec.tree_leaves);
-  const std::optional<Program> tree = analytic_seed_tree(*problem_, s.train_shapes, leaves);
-  if (!tree || *tree == expert || !problem_->static_issues(*tree).empty()) return;
+  const std::optional<Program> tree = analytic_seed_tree(*problem_, s_->train_shapes, leaves);
+  if (!tree || *tree == problem_->expert || !problem_->static_issues(*tree).empty()) return;
   // Raced against the expert from its first pair, after the expert's probe shapes: a tree the
   // table does not bear out costs a few kernel runs, not one per training shape.
-  const double ref = s.eval.cached_probe_score(expert).speedup_vs_expert;
-  const Evaluation ev = s.eval.evaluate(*tree, ref, kernel_runs_left(), &expert, 0);
+  seed_start(*tree, "analytic", true);
+}
+
+void Evolution::seed_vendor() {
+  // The vendor library everywhere: one kernel run per training shape, timed in full (it is the
+  // floor a run is held to), so every shape's measurements include the library's time.
+  Program vendor;
+  vendor.default_config = vendor_config();
+  if (!problem_->static_issues(vendor).empty()) return;
+  seed_start(vendor, "vendor", false);
+}
+
+void Evolution::seed_start(const Program& program, const std::string& kind, bool race) {
+  State& s = *s_;
+  const Program& expert = problem_->expert;
+  const double ref = race ? s.eval.cached_probe_score(expert).speedup_vs_expert : 0.0;
+  const Evaluation ev =
+      s.eval.evaluate(program, ref, kernel_runs_left(), race ? &expert : nullptr, 0);
   s.counters.kernel_runs += ev.kernel_runs;
   s.counters.cache_hits += ev.cache_hits;
-  Counters& mine = s.per_op["analytic seed"];
+  Counters& mine = s.per_op[kind + " seed"];
   mine.kernel_runs += ev.kernel_runs;
   mine.cache_hits += ev.cache_hits;
   stage_counter(mine, ev.stage) = 1;
   Candidate c;
   c.id = s.next_id++;
-  c.program = *tree;
-  c.score = ev.stage == Stage::full ? selection_score(ev.train.speedup_vs_expert, *tree) : 0.0;
-  s.seen.insert(hash_value(*tree));
-  if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(*tree, *problem_));
+  c.program = program;
+  c.score = ev.stage == Stage::full ? selection_score(ev.train.speedup_vs_expert, program) : 0.0;
+  s.seen.insert(hash_value(program));
+  if (ev.stage != Stage::static_reject) s.behaviours.insert(behaviour(program, *problem_));
   s.lineage.add({c.id, "seed", std::string(stage_name(ev.stage)),
                  ev.stage == Stage::full ? ev.train.speedup_vs_expert : 0.0},
                 0, {});
@@ -240,7 +255,7 @@ void Evolution::seed_analytic() {
     for (std::size_t i = 0; i < ev.train_times.size(); ++i)
       if (ev.train_times[i] < s.best_times[i]) {
         s.best_times[i] = ev.train_times[i];
-        s.best_configs[i] = tree->choose(s.train_shapes[i]);
+        s.best_configs[i] = program.choose(s.train_shapes[i]);
       }
     if (new_best) {
       s.best = c;
@@ -251,7 +266,7 @@ void Evolution::seed_analytic() {
   nlohmann::json e = seed_event(
       c.id, ev,
       ev.stage == Stage::full ? std::optional<double>(ev.train.speedup_vs_expert) : std::nullopt);
-  e["seed"] = "analytic";
+  e["seed"] = kind;
   s.events->write(e);
   if (new_best) {
     nlohmann::json b{

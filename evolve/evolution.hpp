@@ -40,7 +40,7 @@ struct Improvement {
 };
 
 /// True when `op`, a key of EvolutionResult::per_operator, is how the run started (the expert,
-/// the analytic seed) rather than an edit of the mutator.
+/// the analytic seed, the vendor library) rather than an edit of the mutator.
 bool is_run_step(const std::string& op);
 
 /// Progress, reported after each batch.
@@ -181,6 +181,13 @@ private:
   /// the analytic model's tree, raced against the expert; it joins the database when timed in
   /// full. Its kernel runs count under per_operator "analytic seed".
   void seed_analytic();
+  /// seed_run's start with vendor dispatch: the vendor library on every training shape, timed in
+  /// full (one kernel run per shape, under per_operator "vendor seed"); it joins the database,
+  /// and is the run's best when it beats the expert.
+  void seed_vendor();
+  /// Times `program` as a start of kind `kind` ("analytic", "vendor"; raced against the expert
+  /// with `race`) and, timed in full, adds it to every island of the database.
+  void seed_start(const Program& program, const std::string& kind, bool race);
   void step_batch(long long count);
   void write_checkpoint();
   void load_checkpoint();

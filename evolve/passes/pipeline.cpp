@@ -19,6 +19,7 @@ std::unique_ptr<Pass> refit_validation_pass();
 std::unique_ptr<Pass> threshold_placement_pass();
 std::unique_ptr<Pass> guard_validation_pass();
 std::unique_ptr<Pass> wave_guards_pass();
+std::unique_ptr<Pass> floor_pass();
 
 const std::vector<std::unique_ptr<Pass>>& pipeline_passes() {
   // The order is the design: race completion first, before anything reads the run's
@@ -26,12 +27,12 @@ const std::vector<std::unique_ptr<Pass>>& pipeline_passes() {
   // explored and polished; refit validation compares a refitted tree with the polished program;
   // thresholds are placed before the guards (guarded first, placement would move thresholds
   // around the guards, and unseen shapes fared worse), and guard validation judges the guards
-  // wave-guards adds last.
+  // wave-guards adds; the floor comes last, so that what it returns is returned as it is.
   static const std::vector<std::unique_ptr<Pass>> passes = [] {
     std::vector<std::unique_ptr<Pass>> p;
-    for (auto make :
-         {race_completion_pass, sampled_sizes_pass, leaf_exploration_pass, leaf_polish_pass,
-          refit_validation_pass, threshold_placement_pass, guard_validation_pass, wave_guards_pass})
+    for (auto make : {race_completion_pass, sampled_sizes_pass, leaf_exploration_pass,
+                      leaf_polish_pass, refit_validation_pass, threshold_placement_pass,
+                      guard_validation_pass, wave_guards_pass, floor_pass})
       p.push_back(make());
     return p;
   }();
