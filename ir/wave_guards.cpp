@@ -95,7 +95,15 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
     // the floor could meet the guard: a rule fitted on grids of exactly one wave would keep
     // no other.)
     const Comparison floor{Feature::tiles, CmpOp::ge, units, c.BM, c.BN};
-    if (floor_ok && least >= 2 * units && !already_floored(p.rules[i].condition.terms, floor))
+    // And only where a later rule, or the default, decides a training shape whose grid of this
+    // tile is under a wave: the shapes the floor sends on land where there is evidence for such
+    // grids. Without any (every training shape fills its waves: a range trained on large
+    // shapes), they would land on the default, fitted on the largest shapes, for want of a rule.
+    bool later_small = false;
+    for (std::size_t s = 0; s < shapes.size() && !later_small; ++s)
+      later_small = (decider[s] < 0 || decider[s] > int(i)) && floor.value_of(shapes[s]) < units;
+    if (floor_ok && least >= 2 * units && later_small &&
+        !already_floored(p.rules[i].condition.terms, floor))
       guard.terms.push_back(floor);
     if (!guard.terms.empty()) guards.push_back(std::move(guard));
   }

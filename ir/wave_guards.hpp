@@ -63,8 +63,10 @@ struct GuardOptions {
 /// Adds to each rule of `p` the comparison bounding its own tile count at the whole waves of
 /// `units` that its shapes of `shapes` fill, where no comparison of the rule already bounds that
 /// count as tightly (vendor rules, tiles over kMaxTileSize and rules no shape reaches get none),
-/// and (`with_floors`) the floor `>= units` where each of its shapes fills two waves or more and no
-/// comparison already bounds the count from below as tightly. Where the guards would take the
+/// and (`with_floors`) the floor `>= units` where each of its shapes fills two waves or more, a
+/// later rule or the default decides a shape of `shapes` under a wave of the rule's tile (the
+/// shapes the floor sends on land where such grids were fitted), and no comparison already
+/// bounds the count from below as tightly. Where the guards would take the
 /// program past kMaxDerivedFeatures distinct derived features, single-wave rules come first, and
 /// within each kind the rules whose shapes fill their last wave most. Every shape of `shapes`
 /// gets the same config from the result as from `p`. `units` <= 0: `p` unchanged. Only the rules

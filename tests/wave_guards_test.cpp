@@ -304,9 +304,11 @@ TEST_CASE("a rule each of whose training shapes fills two waves gets a floor at 
       "        return Config(BM=128, BN=128, BK=64, warps=4, stages=3, group=8)\n"
       "    return Config(BM=128, BN=128, BK=64, warps=4, stages=5, group=8)\n",
       "test");
-  // Rule 1's shapes: 82 x 114 = 9348 and 1 x 599 tiles; the default's: 40 x 40.
+  // Rule 1's shapes: 82 x 114 = 9348 and 1 x 599 tiles; the default's: 40 x 40, and 1 x 10 (a
+  // grid under a wave of rule 1's tile: the evidence that shapes the floor sends on land where
+  // such grids were fitted).
   const std::vector<Shape> train{test::shape(10496, 14592, 1024), test::shape(8, 76672, 2),
-                                 test::shape(5120, 5120, 8192)};
+                                 test::shape(5120, 5120, 8192), test::shape(32, 1280, 4096)};
   const Shape unseen = test::shape(32, 1280, 1024);
   const GuardedWaves g = guard_waves(p, train, 132, {.returns = false});
   REQUIRE(g.rules == std::vector<std::size_t>{0});
@@ -344,6 +346,13 @@ TEST_CASE("a rule each of whose training shapes fills two waves gets a floor at 
     CHECK(s.changes.size() == 1);
     CHECK(s.program.choose(unseen) == p.rules[0].config);
   }
+  // No later rule nor the default decides a training shape under a wave of the rule's tile: no
+  // floor (the shapes it would send on would land on the default, fitted on large grids only,
+  // with no evidence for small ones: A100 timm, a range split trained on the largest M).
+  const std::vector<Shape> large(train.begin(), train.begin() + 3);
+  const GuardedWaves l = guard_waves(p, large, 132, {.returns = false});
+  CHECK(l.changes.size() == 1); // the guard alone
+  CHECK(l.program.choose(unseen) == p.rules[0].config);
   // A rule that already bounds its tile count from below at least as high gets none.
   const Program bounded = parse_program_or_throw(
       "def choose(M, N, K):\n"
