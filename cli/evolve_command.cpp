@@ -48,6 +48,7 @@ struct EvolveOptions {
   bool one_field = false;
   std::string split_features = "M";
   bool json = false;
+  bool explain = false; ///< print the full account instead of the brief report
   bool quiet = false;
   int threads = 0; ///< OpenMP threads of the table and the baselines (0 = the default)
   LlmOptions llm;
@@ -413,12 +414,17 @@ void run_evolve(EvolveOptions o) {
   if (o.json)
     fmt::print("{}\n", summary.dump(2));
   else
-    fmt::print("{}{}{}", text,
+    fmt::print("{}{}{}", o.explain ? text : brief_summary_text(*problem, r, baselines),
                llm_mutator && llm_mutator->answered_from_recording() > 0
                    ? fmt::format("LLM requests answered from the recording: {}\n",
                                  llm_mutator->answered_from_recording())
                    : "",
-               o.out.empty() ? "" : fmt::format("\nRun directory: {}\n", o.out));
+               o.out.empty()
+                   ? (o.explain ? std::string()
+                                : std::string("The full account (each pass, the edit, where it "
+                                              "parts from the tree, the cost): --explain.\n"))
+                   : fmt::format("{}Run directory: {} (summary.txt holds the full account).\n",
+                                 o.explain ? "\n" : "", o.out));
   // A run whose LLM server gave out did not get what it asked for: say so in the status.
   if (mutator->gave_out() && r.stop_reason == mutator->exhausted()) {
     fmt::print(stderr, "tilevolve: error: the run stopped early: {} (exit status {}){}\n",
@@ -521,6 +527,10 @@ void add_evolve_command(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", o->json, "print one JSON summary object to stdout");
+  cmd->add_flag("--explain", o->explain,
+                "print the full account: the edit that made the program, where it parts from the "
+                "tree, what each pass did, the noise and measurement report, the cost (as "
+                "summary.txt has it)");
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   add_threads_option(*cmd, o->threads, "building the time table and the baselines");
   // Measured runs.
@@ -574,8 +584,9 @@ void add_evolve_command(CLI::App& app) {
       bool where = false;
       for (const char* f : kResumableWorkerFlags)
         where = where || n == f;
-      if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--help" ||
-          n == "--threads" || is_runtime_llm_flag(n) || (where && !o->resume.empty()))
+      if (opt->count() == 0 || n == "--json" || n == "--quiet" || n == "--explain" ||
+          n == "--help" || n == "--threads" || is_runtime_llm_flag(n) ||
+          (where && !o->resume.empty()))
         continue;
       if (!o->resume.empty() && n != "--resume")
         throw InputError(fmt::format("--resume takes every setting from the run's config.json; "

@@ -34,7 +34,8 @@ nlohmann::json to_json(const SplitStudyResult& r) {
     }
     nlohmann::json vendor;
     if (row.vendor_test)
-      vendor = {{"test_fraction_of_oracle", row.vendor_test->fraction_of_oracle}};
+      vendor = {{"test_fraction_of_oracle", row.vendor_test->fraction_of_oracle},
+                {"train_fraction_of_oracle", row.vendor_train->fraction_of_oracle}};
     rows.push_back({{"split_seed", row.split_seed},
                     {"vendor_library", vendor},
                     {"per_m_table",

@@ -44,7 +44,7 @@ std::size_t display_width(std::string_view text) {
   return w;
 }
 
-std::string TextTable::str() const {
+std::string TextTable::str(bool rule) const {
   std::vector<std::size_t> w(header_.size(), 0);
   for (std::size_t i = 0; i < header_.size(); ++i)
     w[i] = width(header_[i]);
@@ -67,7 +67,7 @@ std::string TextTable::str() const {
   std::size_t total = 0;
   for (auto x : w)
     total += x + 2;
-  s += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
+  if (rule) s += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
   for (const auto& r : rows_)
     s += line(r, true);
   return s;

@@ -17,9 +17,9 @@ public:
   explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
   /// Appends one row (missing cells print empty).
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  /// The table as text: header, a rule, rows; numeric-looking cells right-aligned; columns
-  /// aligned by display width, so CJK text lines up in a terminal.
-  std::string str() const;
+  /// The table as text: header, a rule (unless `rule` is false), rows; numeric-looking cells
+  /// right-aligned; columns aligned by display width, so CJK text lines up in a terminal.
+  std::string str(bool rule = true) const;
 
 private:
   std::vector<std::string> header_;

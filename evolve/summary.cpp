@@ -1,6 +1,7 @@
 #include "evolve/summary.hpp"
 #include "ir/number_text.hpp"
 
+#include "eval/analytic_backend.hpp"
 #include "eval/report_format.hpp"
 #include "eval/shape_gaps.hpp"
 #include "eval/text_table.hpp"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <optional>
 
@@ -299,24 +301,112 @@ std::string training_range_summary(const Problem& problem, const EvolutionResult
       thousands(c.outside), thousands(c.shapes));
 }
 
+namespace {
+
+/// The methods beside the evolved result, in the order the reports show them: the baselines with
+/// the result after the expert and the cost-matched tree before the oracle.
+std::vector<MethodResult> method_rows(const Problem& problem, const EvolutionResult& r,
+                                      const std::vector<MethodResult>& baselines) {
+  MethodResult evo;
+  evo.key = "evolved";
+  evo.label = fmt::format("evolved (best of {} programs)", thousands(r.programs));
+  evo.train = r.best_train;
+  evo.test = r.best_test;
+  evo.kernel_runs = r.counters.kernel_runs;
+  std::vector<MethodResult> rows = baselines;
+  rows.insert(rows.begin() + std::min<std::ptrdiff_t>(1, std::ptrdiff_t(rows.size())), evo);
+  const auto oracle = std::find_if(rows.begin(), rows.end(),
+                                   [](const MethodResult& m) { return m.key == "oracle"; });
+  rows.insert(oracle, cost_matched_method(problem, r));
+  return rows;
+}
+
+/// `text` wrapped at `width` columns at spaces.
+std::string wrapped(const std::string& text, std::size_t width = 100) {
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + line + "\n";
+}
+
+} // namespace
+
+std::string chosen_line(const EvolutionResult& r) {
+  std::string origin;
+  if (r.selected_from == "front")
+    origin = r.best_op == "seed" || r.best_op.empty()
+                 ? "the search's best, a starting program"
+                 : fmt::format("the search's best (found by the {} operator)", r.best_op);
+  else if (r.selected_from.rfind("tree", 0) == 0)
+    origin = fmt::format("a decision tree of {} leaves refitted on the run's measurements, "
+                         "which held-out folds preferred to the searched program",
+                         r.selected_from.substr(5));
+  else if (r.selected_from == "sampled sizes")
+    origin = "the database's program fastest on sizes drawn between the training shapes";
+  else
+    origin = r.selected_from + " (the floor: the result's held-out estimate was lower)";
+  std::vector<std::string> changed;
+  for (const PassReport& p : r.passes)
+    if (p.ran && p.changed && p.name != "floor" && p.name != "refit-validation" &&
+        p.name != "sampled-sizes")
+      changed.push_back(p.name);
+  std::string text = "Chosen: " + origin;
+  if (!changed.empty()) {
+    text += "; then changed by";
+    for (std::size_t i = 0; i < changed.size(); ++i)
+      text += (i == 0 ? " " : i + 1 == changed.size() ? " and " : ", ") + changed[i];
+  }
+  if (const PassReport* f = r.pass("floor");
+      f && f->ran && f->data.value("chosen", "") == "the result")
+    text += "; the floor kept it";
+  return wrapped(text + ".");
+}
+
+std::string brief_summary_text(const Problem& problem, const EvolutionResult& r,
+                               const std::vector<MethodResult>& baselines) {
+  const std::string backend =
+      is_analytic(problem.backend.get()) ? std::string("analytic model") : problem.backend->name();
+  // The shape file by its name (its directory is in summary.txt); "the keys of FILE" as it is.
+  const std::filesystem::path shapes(problem.shapes_path);
+  const std::string source =
+      std::filesystem::exists(shapes) ? shapes.filename().string() : problem.shapes_path;
+  std::string out = wrapped(
+      fmt::format("{}, {}, {} shapes of {}; {}: {} train, {} test", problem.gpu.name, backend,
+                  thousands((long long)problem.table->shapes().size()), source,
+                  problem.split_description, thousands((long long)problem.train_rows.size()),
+                  thousands((long long)problem.test_rows.size())));
+  out += fmt::format("{} programs in {:.2f} s (stopped: {}); fractions of the per-shape oracle:\n",
+                     thousands(r.programs), r.seconds, r.stop_reason);
+  TextTable t({"method", "train", "test", "kernel runs to tune"});
+  const auto fraction = [](const SetScore& s) {
+    return s.valid ? fmt::format("{:.1f}%", 100.0 * s.fraction_of_oracle) : std::string("n/a");
+  };
+  for (const MethodResult& m : method_rows(problem, r, baselines))
+    t.add({m.label, fraction(m.train), fraction(m.test), thousands(m.kernel_runs)});
+  out += t.str(false);
+  out += fmt::format("Best program, {} (simplified; behaviour unchanged):\n{}",
+                     counted(long(r.best_simplified.rules.size()), "rule", "rules"),
+                     print_program(r.best_simplified));
+  out += chosen_line(r);
+  return out;
+}
+
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines) {
   std::string out = fmt::format("tilevolve evolve\n{}", problem_header(problem));
   out += fmt::format("{} programs proposed in {:.2f} s (stopped: {}){}\n\n", r.programs, r.seconds,
                      r.stop_reason, r.resumed ? ", resumed from a checkpoint" : "");
-  MethodResult evo;
-  evo.key = "evolved";
-  evo.label = fmt::format("evolved (best of {} programs)", r.programs);
-  evo.train = r.best_train;
-  evo.test = r.best_test;
-  evo.kernel_runs = r.counters.kernel_runs;
-  std::vector<MethodResult> rows = baselines;
-  rows.insert(rows.begin() + 1, evo);
-  // The cost-matched tree right after the tree it is matched with (before the oracle).
-  const auto oracle = std::find_if(rows.begin(), rows.end(),
-                                   [](const MethodResult& m) { return m.key == "oracle"; });
-  rows.insert(oracle, cost_matched_method(problem, r));
-  out += methods_table(rows) + "\n";
+  out += methods_table(method_rows(problem, r, baselines)) + "\n";
   out += fmt::format("Best program: {}, {} after simplification (behaviour unchanged):\n{}\n",
                      counted(long(r.best.program.rules.size()), "rule", "rules"),
                      r.best_simplified.rules.size(), print_program(r.best_simplified));

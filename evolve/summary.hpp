@@ -17,9 +17,6 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
 /// The decision tree fitted on the pairs the run timed (EvolutionResult::cost_matched_tree) as
 /// a method row, key "tree_cost_matched".
 MethodResult cost_matched_method(const Problem& problem, const EvolutionResult& r);
-/// What model selection chose and why (the held-out speedup per charge) and the thresholds it
-/// moved; empty when the run had no model selection.
-std::string selection_text(const EvolutionResult& r);
 /// What the model prior did (EvolutionOptions::model_prior): the analytic model's agreement with
 /// the run's timings and whether refits leaned on it; empty when the run timed no two configs
 /// on one shape that the model can compare.
@@ -37,8 +34,17 @@ std::string test_gaps_text(const Problem& problem, const EvolutionResult& r,
 /// How many test shapes lie outside the training range of the result (its simplified form, which
 /// the exports ship); empty without test shapes of their own.
 std::string training_range_summary(const Problem& problem, const EvolutionResult& r);
-/// The end-of-run report for a terminal.
+/// The full end-of-run account (summary.txt, `evolve --explain`): the table, the program and the
+/// edit that made it, where it parts from the tree, what each pass did, the cost.
 std::string summary_text(const Problem& problem, const EvolutionResult& r,
                          const std::vector<MethodResult>& baselines);
+/// The end-of-run report a terminal shows by default: what ran, the table (fractions of the
+/// oracle and kernel runs), the program, and one line on how it was chosen; at most 100 columns
+/// but for the program's own lines.
+std::string brief_summary_text(const Problem& problem, const EvolutionResult& r,
+                               const std::vector<MethodResult>& baselines);
+/// One line (wrapped at 100 columns): where the result came from and which passes changed it,
+/// and what the floor found.
+std::string chosen_line(const EvolutionResult& r);
 
 } // namespace tv

@@ -145,7 +145,10 @@ SplitStudyResult run_split_study(const SplitStudyOptions& options) {
     row.per_m_test = pm.test;
     row.best_single_test = problems[i].baseline("best_single").test;
     for (const MethodResult& m : problems[i].baselines)
-      if (m.key == "vendor") row.vendor_test = m.test;
+      if (m.key == "vendor") {
+        row.vendor_test = m.test;
+        row.vendor_train = m.train;
+      }
     const MethodResult& tree = problems[i].baseline("tree");
     row.tree_train = tree.train;
     row.tree_test = tree.test;

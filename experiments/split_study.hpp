@@ -43,6 +43,8 @@ struct SplitRow {
   SetScore tree_train, tree_test;   ///< the decision tree fitted on the train half
   /// The vendor library alone on test, when the backend times it (recorded cuBLAS rows).
   std::optional<SetScore> vendor_test;
+  /// The vendor library alone on the training half (with vendor_test).
+  std::optional<SetScore> vendor_train;
   SeedStudy evolved;   ///< the runs, in seed order
   double gap = 0;      ///< median evolved test fraction of the oracle minus the per-M table's
   double tree_gap = 0; ///< median evolved test fraction of the oracle minus the tree's
