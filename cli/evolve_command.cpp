@@ -18,6 +18,7 @@
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/summary.hpp"
+#include "ir/bounded_json.hpp"
 #include "ir/error.hpp"
 #include "ir/exporters/vllm_exporter.hpp"
 #include "ir/version.hpp"
@@ -143,8 +144,8 @@ const char* const kResumableWorkerFlags[] = {"--worker-cmd",
 void load_measured_settings(const std::string& dir, EvolveOptions& o,
                             const std::function<bool(const char*)>& flag_given) {
   const std::string path = dir + "/" + kMeasuredSettings;
-  const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("cache") || !j["cache"].is_string())
+  const auto j = read_json(read_file(path), path); // bounded; InputError names the position
+  if (!j.is_object() || !j.contains("cache") || !j["cache"].is_string())
     throw InputError(fmt::format("{}: not a measured run's settings (need \"cache\")", path));
   try {
     o.spec.cache = j["cache"].get<std::string>();
