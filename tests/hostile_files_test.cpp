@@ -29,6 +29,20 @@ using tv::test::ScratchDir;
 
 namespace {
 
+/// `depth` arrays inside one another.
+std::string nested_arrays(std::size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+void append(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary | std::ios::app) << text;
+}
+
 /// What a finished child process gave: its exit status (-1 for a signal), its output, its peak
 /// resident memory and the CPU time it used (user + system).
 struct Finished {
@@ -74,7 +88,93 @@ Finished run_measured(const std::vector<std::string>& argv, const std::string& l
   return f;
 }
 
+/// A finished evolve run of `budget` programs in `dir` (analytic, a second or two).
+void evolve_run(const fs::path& dir, int budget = 40) {
+  const auto r = tv::test::run_shell(fmt::format("{} evolve --gpu h100 --budget {} --quiet --out "
+                                                 "{} > /dev/null 2>&1",
+                                                 TILEVOLVE_BINARY, budget, dir.string()));
+  REQUIRE(r.status == 0);
+}
+
 } // namespace
+
+TEST_CASE("hostile files: serve stays up after study.json and events lines nested 100,000 and "
+          "1,000,000 deep, and follows the raw events past a line longer than its chunk") {
+  ScratchDir scratch("tv_hostile_serve");
+  const fs::path runs = fs::path(scratch.path) / "runs";
+  // Studies nested 100,000 deep (200 KB) and 1,000,000 deep (2 MB, under the 32 MiB limit).
+  write(runs / "deep100k" / "study.json", "{\"splits\": " + nested_arrays(100000) + "}");
+  write(runs / "deep1m" / "study.json", "{\"splits\": " + nested_arrays(1000000) + "}");
+  // A real run whose events.ndjson gets a line nested 100,000 deep, one of 1,000,000 opening
+  // brackets (under the 1 MiB line limit), a line of 3 MiB (longer than a chunk), and a last
+  // good event; its per_shape.json is nested 100,000 deep too.
+  const fs::path run = runs / "run";
+  evolve_run(run);
+  const fs::path events = run / "events.ndjson";
+  const std::size_t good_lines = [&] {
+    std::ifstream in(events);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);)
+      ++n;
+    return n;
+  }();
+  append(events, "{\"event\": \"program\", \"deep\": " + nested_arrays(100000) + "}\n");
+  append(events, std::string(1000000, '[') + "\n");
+  append(events, "{\"event\": \"note\", \"text\": \"" + std::string(3u << 20, 'x') + "\"}\n");
+  append(events, "{\"event\": \"last\"}\n");
+  write(run / "per_shape.json", nested_arrays(100000));
+  // A run whose config.json is nested 1,000,000 deep.
+  write(runs / "deep_config" / "config.json", "{\"problem\": " + nested_arrays(1000000) + "}");
+
+  tv::test::ServeProcess server(runs.string(), (fs::path(scratch.path) / "serve.log").string());
+  INFO(server.process.output());
+  for (const char* name : {"deep100k", "deep1m"}) {
+    const json e = get_json(server.port, std::string("/api/studies/") + name, 422);
+    const std::string why = e["error"].get<std::string>();
+    CHECK(why.find((runs / name / "study.json").string() + ":1:") != std::string::npos);
+    CHECK(why.find("JSON nested deeper than 512 levels") != std::string::npos);
+  }
+  const json studies = get_json(server.port, "/api/studies");
+  REQUIRE(studies["studies"].size() == 2);
+  for (const json& s : studies["studies"])
+    CHECK(s["status"] == "unreadable");
+
+  // The raw events: the deep lines are bad lines; following `next` with a small chunk passes
+  // the 3 MiB line and reaches the last event.
+  std::vector<json> seen;
+  long long bad = 0;
+  std::uint64_t offset = 0, size = 1;
+  for (int polls = 0; offset < size && polls < 100; ++polls) {
+    const json slice = get_json(server.port, fmt::format("/api/runs/run/events?offset={}"
+                                                         "&max_bytes=4096",
+                                                         offset));
+    for (const json& e : slice["events"])
+      seen.push_back(e);
+    bad += slice["bad_lines"].get<long long>();
+    REQUIRE(slice["next"].get<std::uint64_t>() > offset);
+    offset = slice["next"].get<std::uint64_t>();
+    size = slice["size"].get<std::uint64_t>();
+  }
+  CHECK(offset == size);
+  CHECK(seen.size() == good_lines + 1);
+  CHECK(seen.back() == json{{"event", "last"}});
+  CHECK(bad == 3);
+  // The run's page state: the stream read to its end, the first bad line named.
+  const json state = get_json(server.port, "/api/runs/run");
+  CHECK(state["events"]["bad_lines"] == 3);
+  CHECK(state["events"]["first_problem"] ==
+        fmt::format("line {}: nested deeper than 512 levels", good_lines + 1));
+  const json per_shape = get_json(server.port, "/api/runs/run/per_shape");
+  CHECK(per_shape["per_shape"]["error"] == "per_shape.json is nested deeper than 512 levels");
+  const json deep_config = get_json(server.port, "/api/runs/deep_config");
+  CHECK(deep_config["config_problem"] == "config.json is nested deeper than 512 levels");
+
+  // Still up: the index, the lists.
+  CHECK(http_request(server.port, "/").status == 200);
+  CHECK(get_json(server.port, "/api/runs")["runs"].size() == 2);
+  CHECK(get_json(server.port, "/api/studies")["studies"].size() == 2);
+  CHECK_FALSE(server.process.exited());
+}
 
 TEST_CASE("hostile files: a GPU profile nested 50,000 deep is refused with exit 2 and its "
           "position, in under 300 MB") {
