@@ -18,6 +18,7 @@
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/summary.hpp"
+#include "evolve/viewer_data.hpp"
 #include "ir/bounded_json.hpp"
 #include "ir/error.hpp"
 #include "ir/exporters/vllm_exporter.hpp"
@@ -354,6 +355,12 @@ void run_evolve(EvolveOptions o) {
   complete_measured(*problem, r);
   const auto baselines = compute_baselines(*problem->train, *problem->test, problem->expert,
                                            problem->backend.get(), problem->spec.tree_leaves);
+  // A measured run's table grew while it ran and just above: per_shape.json again, from the
+  // table and baselines as the run ended (the run wrote it from those it started with).
+  if (!o.out.empty() && !backend.complete_table())
+    atomic_write(o.out + "/per_shape.json",
+                 ViewerData(*problem, baselines).per_shape(r.best.id, r.best.program).dump() +
+                     "\n");
   auto summary = summary_json(*problem, r, baselines);
   if (llm_mutator) summary["llm_answered_from_recording"] = llm_mutator->answered_from_recording();
   std::string extra;

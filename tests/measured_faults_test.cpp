@@ -252,7 +252,8 @@ TEST_CASE("measured_faults: a run stopped by SIGINT between two batches resumes 
           "of the run never stopped") {
   ScratchDir dir("tv_measured_faults");
   const std::string common = "--checkpoint-every 8";
-  const auto clean = json_of(tilevolve(measured(dir.at("clean.csv"), 2, "", common)));
+  const auto clean = json_of(tilevolve(
+      measured(dir.at("clean.csv"), 2, "", common + " --out " + shell_word(dir.at("clean")))));
   const std::string out = dir.at("run");
   const std::string cache = dir.at("run.csv");
   const std::string line = std::string(TILEVOLVE_BINARY) + " " +
@@ -279,6 +280,22 @@ TEST_CASE("measured_faults: a run stopped by SIGINT between two batches resumes 
   const auto resumed = json_of(tilevolve("evolve --resume " + shell_word(out) + " --json --quiet"));
   check_same_result(clean, resumed);
   CHECK(sorted_lines(cache) == sorted_lines(dir.at("clean.csv")));
+  // Every view of the run as it ended (issue 65): per_shape.json comes from the final table,
+  // not from the table as the run or its resume started, so the two runs write the same one.
+  const std::string per_shape = tv::test::read_text(out + "/per_shape.json");
+  const bool same_per_shape = per_shape == tv::test::read_text(dir.at("clean") + "/per_shape.json");
+  CHECK(same_per_shape); // (not the texts: 60 KB each)
+  const auto ps = nlohmann::json::parse(per_shape);
+  for (const auto& m : ps["methods"]) {
+    const std::string key = m["key"].get<std::string>();
+    INFO(key);
+    if (resumed["baselines"].contains(key))
+      CHECK(m["label"] == resumed["baselines"][key]["label"]); // "over N measured configs"
+  }
+  for (const auto& s : ps["shapes"]) { // the best program is in the table on every shape
+    INFO(s["shape"]);
+    CHECK(s["times"]["best"].is_number());
+  }
 }
 
 TEST_CASE("measured_faults: measure and devices survive a worker faulting at random") {
