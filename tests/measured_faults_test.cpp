@@ -17,11 +17,13 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace measured_faults_test {
@@ -295,6 +297,45 @@ TEST_CASE("measured_faults: a run stopped by SIGINT between two batches resumes 
   for (const auto& s : ps["shapes"]) { // the best program is in the table on every shape
     INFO(s["shape"]);
     CHECK(s["times"]["best"].is_number());
+  }
+}
+
+TEST_CASE("measured_faults: a second signal of the other kind ends a measured run within 2 s") {
+  ScratchDir dir("tv_measured_faults");
+  // The expert's times (and the baselines') first, so that the runs below start their search at
+  // once; a budget of 0 leaves the configs the search tries unmeasured.
+  const std::string cache = dir.at("cache.csv");
+  const std::string common = " --gpu h100 --quiet --backend measured --noise-reps 0 --cache " +
+                             shell_word(cache) + " --devices 0 --worker-cmd ";
+  REQUIRE(tilevolve("evolve --budget 0" + common + shell_word(fake_worker_cmd())).status == 0);
+  for (const std::pair<int, int>& signals :
+       {std::pair{SIGINT, SIGTERM}, std::pair{SIGTERM, SIGINT}}) {
+    // (Not a structured binding: clang 14's INFO cannot capture one.)
+    const int first = signals.first, second = signals.second;
+    INFO("first signal " << first << ", then " << second);
+    const std::string out = dir.at(fmt::format("run{}", first));
+    // The worker hangs at the search's first kernel run (and says so in `hung`): the batch
+    // waits a minute for it, as a batch of real kernel runs can.
+    const std::string hung = dir.at(fmt::format("hung{}", first));
+    const std::string line =
+        std::string(TILEVOLVE_BINARY) + " evolve --budget 1000" + common +
+        shell_word(fake_worker_cmd("--hang-after 0 --once-file " + shell_word(hung))) +
+        " --worker-timeout 60 --out " + shell_word(out);
+    tv::test::Process p({"/bin/sh", "-c", "exec " + line}, dir.at("log.txt"));
+    for (int i = 0; i < 2400 && !std::filesystem::exists(hung) && !p.exited(); ++i)
+      ::usleep(25000);
+    INFO(p.output());
+    REQUIRE(std::filesystem::exists(hung));
+    REQUIRE(std::filesystem::exists(out + "/config.json")); // the handlers are in place
+    REQUIRE(::kill(p.pid(), first) == 0);
+    REQUIRE(p.wait_for_output("stopping at the end of the search's current batch", 10));
+    ::usleep(1000000);
+    REQUIRE_FALSE(p.exited()); // the batch waits on its hung kernel run
+    REQUIRE(::kill(p.pid(), second) == 0);
+    const auto sent = std::chrono::steady_clock::now();
+    while (!p.exited() && std::chrono::steady_clock::now() - sent < std::chrono::seconds(2))
+      ::usleep(10000);
+    CHECK(p.exited());
   }
 }
 
