@@ -219,4 +219,31 @@ TEST_CASE("hostile files: import of a vLLM file of 100,000 keys takes linear tim
   CHECK(f.cpu_seconds < (tv::test::kSanitizedBuild ? 40 : 8));
 }
 
+TEST_CASE("hostile files: control characters in shape names reach the terminal escaped") {
+  ScratchDir scratch("tv_hostile_names");
+  // ESC ] 0 ; ... BEL retitles a terminal; ESC [ 2 J clears it; a C1 CSI in UTF-8 (U+009B).
+  const std::string evil = "x\x1b]0;pwned\x07y";
+  const std::string shapes =
+      scratch.write("shapes.csv", "name,M,N,K\n" + evil +
+                                      ",1,4096,4096\nclear\x1b[2J,4096,4096,4096\n"
+                                      "c1\xc2\x9b"
+                                      "31m,128,4096,4096\nplain,16,4096,4096\n");
+  for (const std::string& args : {std::string("baselines --gpu h100 --shapes ") + shapes,
+                                  std::string("score --gpu h100 --shapes ") + shapes + " " +
+                                      TILEVOLVE_SOURCE_DIR + "/data/experts/lecture.py",
+                                  std::string("evolve --gpu h100 --budget 20 --shapes ") + shapes +
+                                      " --out " + scratch.at("run")}) {
+    const auto r = tv::test::run_shell(std::string(TILEVOLVE_BINARY) + " " + args + " 2>&1");
+    INFO(args << "\n" << r.out.substr(0, 3000));
+    CHECK(r.status == 0);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find('\x07') == std::string::npos);
+    CHECK(r.out.find("\xc2\x9b") == std::string::npos);
+  }
+  // What the summary shows: the names escaped, so they can be read.
+  const std::string summary = tv::test::read_text(scratch.at("run") + "/summary.txt");
+  CHECK(summary.find('\x1b') == std::string::npos);
+  CHECK(summary.find("c1\\u009b31m") != std::string::npos);
+}
+
 } // namespace hostile_files_test
