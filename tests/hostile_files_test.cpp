@@ -246,4 +246,23 @@ TEST_CASE("hostile files: control characters in shape names reach the terminal e
   CHECK(summary.find("c1\\u009b31m") != std::string::npos);
 }
 
+TEST_CASE("hostile files: a checkpoint that cannot be written (ENOSPC) leaves no "
+          "checkpoint.json.tmp behind") {
+  ScratchDir scratch("tv_hostile_enospc");
+  const fs::path run = fs::path(scratch.path) / "run";
+  evolve_run(run);
+  // The next checkpoint's temporary file is the full device: its write fails with ENOSPC.
+  fs::create_symlink("/dev/full", run / "checkpoint.json.tmp");
+  const auto r = tv::test::run_shell(
+      fmt::format("{} evolve --resume {} --quiet 2>&1", TILEVOLVE_BINARY, run.string()));
+  INFO(r.out);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("checkpoint.json.tmp': No space left on device") != std::string::npos);
+  CHECK_FALSE(fs::exists(fs::symlink_status(run / "checkpoint.json.tmp")));
+  // The run still resumes once there is room.
+  const auto again = tv::test::run_shell(fmt::format(
+      "{} evolve --resume {} --quiet > /dev/null 2>&1", TILEVOLVE_BINARY, run.string()));
+  CHECK(again.status == 0);
+}
+
 } // namespace hostile_files_test
