@@ -20,6 +20,8 @@
 #include "evolve/mock_llm.hpp"
 #include "evolve/run_dir.hpp"
 #include "evolve/summary.hpp"
+#include "evolve/viewer_data.hpp"
+#include "ir/bounded_json.hpp"
 #include "ir/error.hpp"
 #include "ir/exporters/vllm_exporter.hpp"
 #include "ir/version.hpp"
@@ -146,8 +148,8 @@ const char* const kResumableWorkerFlags[] = {"--worker-cmd",
 void load_measured_settings(const std::string& dir, EvolveOptions& o,
                             const std::function<bool(const char*)>& flag_given) {
   const std::string path = dir + "/" + kMeasuredSettings;
-  const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("cache") || !j["cache"].is_string())
+  const auto j = read_json(read_file(path), path); // bounded; InputError names the position
+  if (!j.is_object() || !j.contains("cache") || !j["cache"].is_string())
     throw InputError(fmt::format("{}: not a measured run's settings (need \"cache\")", path));
   try {
     o.spec.cache = j["cache"].get<std::string>();
@@ -356,6 +358,12 @@ void run_evolve(EvolveOptions o) {
   complete_measured(*problem, r);
   const auto baselines = compute_baselines(*problem->train, *problem->test, problem->expert,
                                            problem->backend.get(), problem->spec.tree_leaves);
+  // A measured run's table grew while it ran and just above: per_shape.json again, from the
+  // table and baselines as the run ended (the run wrote it from those it started with).
+  if (!o.out.empty() && !backend.complete_table())
+    atomic_write(o.out + "/per_shape.json",
+                 ViewerData(*problem, baselines).per_shape(r.best.id, r.best.program).dump() +
+                     "\n");
   auto summary = summary_json(*problem, r, baselines);
   if (llm_mutator) summary["llm_answered_from_recording"] = llm_mutator->answered_from_recording();
   std::string extra;

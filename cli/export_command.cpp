@@ -4,6 +4,7 @@
 #include "eval/export_provenance.hpp"
 #include "eval/training_coverage.hpp"
 #include "evolve/run_dir.hpp"
+#include "ir/bounded_json.hpp"
 #include "ir/error.hpp"
 #include "ir/exporters/aiter_exporter.hpp"
 #include "ir/exporters/cpp_exporter.hpp"
@@ -89,9 +90,8 @@ Source run_directory_source(const std::string& dir) {
     throw InputError(fmt::format("{}: not a finished run directory of tilevolve evolve (no "
                                  "summary.json); give a program file or a finished run",
                                  dir));
-  const auto summary = nlohmann::json::parse(read_file(summary_path), nullptr, false);
-  if (summary.is_discarded() || !summary.is_object())
-    throw InputError(summary_path + ": not valid JSON");
+  const auto summary = read_json(read_file(summary_path), summary_path);
+  if (!summary.is_object()) throw InputError(summary_path + ": not a JSON object");
   Source s;
   const std::string best = dir + "/best_simplified.py";
   s.program = load_program_file(std::filesystem::exists(best) ? best : dir + "/best.py");

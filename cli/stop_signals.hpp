@@ -1,8 +1,8 @@
 #pragma once
 /// SIGINT and SIGTERM as a request to stop at the next safe point (a long run's Ctrl-C): while
 /// a StopSignals lives, the first of them sets a flag instead of ending the process (and says so
-/// on stderr) and gives the signal its default action back, so a second one ends the process at
-/// once. A signal that was
+/// on stderr) and gives both signals their default action back, so a second one of either kind
+/// ends the process at once. A signal that was
 /// ignored when the StopSignals was made (a background job of a non-interactive shell ignores
 /// SIGINT) stays ignored.
 

@@ -5,6 +5,7 @@
 #include "evolve/checkpoint.hpp"
 #include "evolve/evolution_detail.hpp"
 #include "evolve/passes/pipeline.hpp"
+#include "ir/bounded_json.hpp"
 #include "ir/diff.hpp"
 #include "ir/error.hpp"
 #include "ir/text.hpp"
@@ -246,8 +247,8 @@ void Evolution::load_checkpoint() {
   while (std::getline(lines, line)) {
     nlohmann::json e;
     try {
-      e = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error&) {
+      e = read_json(line, events_path);
+    } catch (const InputError&) {
       throw InputError(fmt::format("{}: corrupt event line before the checkpoint", events_path));
     }
     if (!e.is_object() || !e.contains("event") || e["event"] != "program") continue;

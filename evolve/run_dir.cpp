@@ -21,6 +21,12 @@ void atomic_write(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw InputError(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
+  // A write that fails (ENOSPC) removes its temporary file: a partial one would keep the disk
+  // full until the next write.
+  const auto fail = [&tmp](const std::string& what, int e) {
+    ::unlink(tmp.c_str());
+    throw InputError(fmt::format("{}: {}", what, std::strerror(e)));
+  };
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -28,15 +34,19 @@ void atomic_write(const std::string& path, const std::string& content) {
       if (errno == EINTR) continue;
       const int e = errno;
       ::close(fd);
-      throw InputError(fmt::format("cannot write '{}': {}", tmp, std::strerror(e)));
+      fail(fmt::format("cannot write '{}'", tmp), e);
     }
     done += std::size_t(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  // The data may reach the disk only now (a delayed allocation that finds it full).
+  if (::fsync(fd) != 0 && errno != EINVAL) {
+    const int e = errno;
+    ::close(fd);
+    fail(fmt::format("cannot write '{}'", tmp), e);
+  }
+  if (::close(fd) != 0) fail(fmt::format("cannot write '{}'", tmp), errno);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InputError(
-        fmt::format("cannot rename '{}' to '{}': {}", tmp, path, std::strerror(errno)));
+    fail(fmt::format("cannot rename '{}' to '{}'", tmp, path), errno);
 }
 
 std::string read_file(const std::string& path) {

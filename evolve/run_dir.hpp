@@ -7,8 +7,8 @@
 
 namespace tv {
 
-/// Writes `content` to `path` atomically (temporary file, fsync, rename); throws
-/// InputError when the file cannot be written.
+/// Writes `content` to `path` atomically (temporary file PATH.tmp, fsync, rename); throws
+/// InputError when the file cannot be written, after removing the temporary file.
 void atomic_write(const std::string& path, const std::string& content);
 /// Reads a whole file; throws InputError naming the file when it cannot be read.
 std::string read_file(const std::string& path);

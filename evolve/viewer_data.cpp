@@ -35,6 +35,9 @@ ViewerData::ViewerData(const Problem& problem)
       baselines_(compute_baselines(*problem.train, *problem.test, problem.expert,
                                    problem.backend.get(), problem.spec.tree_leaves)) {}
 
+ViewerData::ViewerData(const Problem& problem, std::vector<MethodResult> baselines)
+    : problem_(&problem), baselines_(std::move(baselines)) {}
+
 nlohmann::json ViewerData::best_fields(const Program& best) const {
   const SetScore train = problem_->train->score(best);
   const SetScore test = problem_->test->score(best);

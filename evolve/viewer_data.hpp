@@ -20,6 +20,9 @@ class ViewerData {
 public:
   /// Keeps a reference to `problem` (which must outlive this).
   explicit ViewerData(const Problem& problem);
+  /// With `baselines` given (compute_baselines on `problem`): a measured run's end passes those
+  /// of its final table, which grew after the run (or its resume) computed its own.
+  ViewerData(const Problem& problem, std::vector<MethodResult> baselines);
   /// Fields for the new_best event of `best`: "program" (its text), "test" (test speedup over
   /// the expert), "train_of_oracle" and "test_of_oracle" (null when a figure is invalid).
   nlohmann::json best_fields(const Program& best) const;

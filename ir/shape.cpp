@@ -1,5 +1,7 @@
 #include "ir/shape.hpp"
 
+#include "ir/printable.hpp"
+
 #include <fmt/format.h>
 
 namespace tv {
@@ -50,7 +52,7 @@ std::optional<DType> parse_dtype(std::string_view s) {
 }
 
 std::string Shape::label() const {
-  if (!name.empty()) return name;
+  if (!name.empty()) return escape_controls(name); // printed: no control character acts
   return fmt::format("{}x{}x{}", M, N, K);
 }
 

@@ -40,7 +40,8 @@ struct Shape {
 
   /// Floating-point operations of one GEMM (2*M*N*K).
   double flops() const { return 2.0 * double(M) * double(N) * double(K); }
-  /// The name, or "MxNxK" when the shape has none.
+  /// The name with its control characters escaped (escape_controls: labels reach terminals),
+  /// or "MxNxK" when the shape has none.
   std::string label() const;
   friend bool operator==(const Shape&, const Shape&) = default;
 };

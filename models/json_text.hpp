@@ -1,5 +1,7 @@
 #pragma once
 /// Strict reading of JSON text from files a user (or a crashed run) may have written.
+#include "ir/bounded_json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -12,13 +14,12 @@
 
 namespace tv {
 
-/// Parses `text` as one JSON value. Throws InputError "<source>:<line>:<col>: malformed JSON:
-/// <reason>" for bad syntax, and "<source>:<line>:<col>: duplicate key 'k' in <object>" for an
-/// object that repeats a key (nlohmann would silently keep one of them).
+/// Parses `text` as one JSON value (read_json with its defaults: nesting up to kMaxJsonDepth).
+/// Throws InputError "<source>:<line>:<col>: malformed JSON: <reason>" for bad syntax,
+/// "<source>:<line>:<col>: JSON nested deeper than 512 levels", and "<source>:<line>:<col>:
+/// duplicate key 'k' in <object>" for an object that repeats a key (nlohmann would silently keep
+/// one of them).
 nlohmann::json parse_json_text(std::string_view text, std::string_view source);
-
-/// "line:col" (1-based, columns in bytes) of byte `offset` of `text`.
-std::string text_position(std::string_view text, std::size_t offset);
 
 /// Why `v` cannot be read as T without losing or inventing a value, or "" when it can. An
 /// integer type needs a JSON integer within its range (nlohmann's get<T>() would cast 4e21

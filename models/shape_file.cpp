@@ -210,7 +210,7 @@ std::string format_shape_csv(const std::vector<Shape>& shapes) {
   std::string out = layouts ? "name,M,N,K,dtype,weight,layout\n" : "name,M,N,K,dtype,weight\n";
   for (const Shape& s : shapes) {
     // Unnamed shapes get their MxNxK label so the file loads back (names are required there).
-    const std::string name = s.label();
+    const std::string name = s.name.empty() ? s.label() : s.name;
     if (name.find_first_of(",\n\r") != std::string::npos || trim_field(name) != name ||
         name.front() == '#')
       throw InputError(fmt::format(

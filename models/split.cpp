@@ -17,7 +17,7 @@ namespace {
 /// "names look like '<first name>'" - a hint for a model split that matched nothing.
 std::string name_hint(const std::vector<Shape>& shapes) {
   for (const Shape& s : shapes)
-    if (!s.name.empty()) return fmt::format("names look like '{}'", s.name);
+    if (!s.name.empty()) return fmt::format("names look like '{}'", s.label());
   return "the shapes have no names";
 }
 

@@ -1,5 +1,6 @@
 #include "serve/event_follower.hpp"
 
+#include "ir/bounded_json.hpp"
 #include "serve/path_safety.hpp"
 
 #include <algorithm>
@@ -32,8 +33,16 @@ void EventFollower::take_line(std::string_view line, EventPoll& out) {
     if (bad_lines_++ == 0) first_problem_ = fmt::format("line {}: {}", lines_, why);
   };
   if (line.size() > max_line_) return bad(fmt::format("longer than {} bytes", max_line_));
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded()) return bad("not JSON");
+  nlohmann::json j;
+  try {
+    JsonReadOptions how;
+    how.duplicate_keys = DuplicateKeys::keep_last;
+    j = read_json(line, "events.ndjson", how);
+  } catch (const JsonReadError& e) {
+    return bad(e.kind == JsonReadError::Kind::too_deep
+                   ? fmt::format("nested deeper than {} levels", kMaxJsonDepth)
+                   : std::string("not JSON"));
+  }
   if (!j.is_object()) return bad("not a JSON object");
   out.events.push_back(std::move(j));
 }
@@ -126,17 +135,32 @@ EventSlice read_event_slice(const std::filesystem::path& path, std::uint64_t off
     out.error = fmt::format("offset {} is past the end of the stream ({} bytes)", offset, out.size);
     return out;
   }
+  constexpr std::size_t kMaxLine = std::size_t(1) << 20;
   std::ifstream in(path, std::ios::binary);
+  bool inside_long_line = false;
   if (offset > 0) {
-    char before = 0;
-    in.seekg(std::streamoff(offset - 1));
-    if (!in.get(before) || before != '\n') {
-      out.error = fmt::format("offset {} is not at the start of a line", offset);
+    // A line start, or a point inside a line longer than kMaxLine: where `next` lands when a
+    // slice ends in one (no newline in the kMaxLine + 1 bytes before it). Polling from there
+    // skips the rest of that line, already counted bad.
+    const std::uint64_t back = std::min<std::uint64_t>(offset, kMaxLine + 1);
+    std::string before(back, '\0');
+    in.seekg(std::streamoff(offset - back));
+    in.read(before.data(), std::streamsize(back));
+    if (in.gcount() != std::streamsize(back)) {
+      out.error = fmt::format("offset {}: the stream could not be read there", offset);
       return out;
     }
+    if (before.back() != '\n') {
+      inside_long_line = back == kMaxLine + 1 && before.find('\n') == std::string::npos;
+      if (!inside_long_line) {
+        out.error = fmt::format("offset {} is not at the start of a line", offset);
+        return out;
+      }
+    }
   }
-  EventFollower f(path, std::size_t(1) << 20, root);
+  EventFollower f(path, kMaxLine, root);
   f.offset_ = offset;
+  f.skipping_ = inside_long_line;
   // tail_ stays empty: nothing before `offset` is checked.
   EventPoll p = f.poll(max_bytes);
   out.events = std::move(p.events);

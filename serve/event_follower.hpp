@@ -24,15 +24,16 @@ struct EventPoll {
 /// the JSON API's events endpoint).
 struct EventSlice {
   std::vector<nlohmann::json> events; ///< parsed objects
-  std::uint64_t next = 0;             ///< offset after the last complete line read
-  std::uint64_t size = 0;             ///< the file's size now
-  long long bad_lines = 0;            ///< lines in the slice that were not a JSON object
-  std::string error;                  ///< non-empty when `offset` is past the end or mid-line
+  std::uint64_t next = 0;  ///< offset after the last complete line read, or inside a long one
+  std::uint64_t size = 0;  ///< the file's size now
+  long long bad_lines = 0; ///< lines in the slice that were not a JSON object
+  std::string error;       ///< non-empty when `offset` is past the end or mid-line
 };
 
-/// Reads the complete lines that start at `offset` (0 or just after a newline), at most
-/// `max_bytes` of them (but always the first line when it is shorter than 1 MiB). With `root`,
-/// a file whose real location is outside it is refused (error set).
+/// Reads the complete lines that start at `offset` (0, just after a newline, or inside a line
+/// longer than 1 MiB, where `next` lands when a slice ends in one: the rest of that line is
+/// skipped), at most `max_bytes` of them (but always the first line when it is shorter than
+/// 1 MiB). With `root`, a file whose real location is outside it is refused (error set).
 EventSlice read_event_slice(const std::filesystem::path& path, std::uint64_t offset,
                             std::size_t max_bytes, const std::filesystem::path& root = {});
 

@@ -1,5 +1,7 @@
 #include "serve/per_shape_view.hpp"
 
+#include "ir/bounded_json.hpp"
+
 #include <cmath>
 #include <fmt/format.h>
 
@@ -51,8 +53,16 @@ json fail(const std::string& why) {
 } // namespace
 
 json per_shape_view(const std::string& raw) {
-  const json doc = json::parse(raw, nullptr, false);
-  if (doc.is_discarded()) return fail("per_shape.json is not JSON");
+  json doc;
+  try {
+    JsonReadOptions how;
+    how.duplicate_keys = DuplicateKeys::keep_last;
+    doc = read_json(raw, "per_shape.json", how);
+  } catch (const JsonReadError& e) {
+    return fail(e.kind == JsonReadError::Kind::too_deep
+                    ? fmt::format("per_shape.json is nested deeper than {} levels", kMaxJsonDepth)
+                    : std::string("per_shape.json is not JSON"));
+  }
   if (!doc.is_object() || text_field_or_empty(doc, "format") != "tilevolve-per-shape")
     return fail("per_shape.json is not a tilevolve per-shape document");
   if (integer(doc, "version") != json(1))

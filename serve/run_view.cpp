@@ -1,6 +1,7 @@
 #include "serve/run_view.hpp"
 
 #include "eval/cascade.hpp"
+#include "ir/bounded_json.hpp"
 #include "serve/per_shape_view.hpp"
 #include "serve/program_view.hpp"
 
@@ -240,8 +241,19 @@ void RunView::read_config() {
   expert_.clear();
   config_problem_ = config_file_.problem();
   if (!config_file_.content()) return;
-  const json c = json::parse(*config_file_.content(), nullptr, false);
-  if (c.is_discarded() || !c.is_object()) {
+  json c;
+  try {
+    JsonReadOptions how;
+    how.duplicate_keys = DuplicateKeys::keep_last;
+    c = read_json(*config_file_.content(), "config.json", how);
+  } catch (const JsonReadError& e) {
+    if (e.kind == JsonReadError::Kind::too_deep) {
+      config_problem_ = fmt::format("config.json is nested deeper than {} levels", kMaxJsonDepth);
+      return;
+    }
+    c = nullptr; // reported below
+  }
+  if (!c.is_object()) {
     config_problem_ = "config.json is not a JSON object";
     return;
   }

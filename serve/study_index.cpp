@@ -1,5 +1,6 @@
 #include "serve/study_index.hpp"
 
+#include "ir/bounded_json.hpp"
 #include "ir/error.hpp"
 #include "serve/named_directories.hpp"
 #include "serve/path_safety.hpp"
@@ -65,8 +66,11 @@ json StudyIndex::read(const fs::path& dir) {
   std::ifstream in(r.path, std::ios::binary);
   std::string text(std::istreambuf_iterator<char>(in), {});
   if (!in.good() && !in.eof()) throw InputError(fmt::format("{}: cannot read it", r.path.string()));
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", r.path.string()));
+  // Untrusted: nesting bounded while parsing (a file 1,000,000 levels deep is refused, not walked).
+  JsonReadOptions how;
+  how.duplicate_keys = DuplicateKeys::keep_last;
+  how.malformed = "not valid JSON";
+  json doc = read_json(text, r.path.string(), how);
   if (!doc.is_object() || !doc.contains("splits") || !doc["splits"].is_array())
     throw InputError(fmt::format("{}: not a split study (expected an object with a 'splits' "
                                  "array, as `tilevolve splits --out` writes)",

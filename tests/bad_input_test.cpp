@@ -3,6 +3,7 @@
 // CRLF line endings, truncated files. Each run of the real binary must end with exit status 2
 // and one short message that names the file, the line and what was expected (never a crash,
 // a sanitizer report, a silent wrong result or a megabyte of echoed input).
+#include "ir/bounded_json.hpp"
 #include "ir/rng.hpp"
 #include "models/data_dir.hpp"
 
@@ -108,7 +109,11 @@ TEST_CASE("bad input: GPU profiles") {
   refused(gpu(t), f + ":", "malformed JSON");
   t = h100;
   t.replace(t.find("\"hbm_gbps\": 3350"), 16, "\"hbm_gbps\": " + kLong);
-  refused(gpu(t), f + ": malformed JSON: number overflow", "...(1048578 bytes)");
+  // The position of the number (issue 65: every refusal of a JSON file names its line).
+  refused(gpu(t),
+          f + ":" + tv::text_position(t, t.find("\"hbm_gbps\": ") + 12) +
+              ": malformed JSON: number overflow",
+          "...(1048578 bytes)");
   t = h100;
   t.replace(t.find("\"units\": 132"), 12, "\"units\": 132, \"units\": 66");
   refused(gpu(t), f + ":", "duplicate key 'units'");

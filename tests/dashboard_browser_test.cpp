@@ -312,6 +312,32 @@ TEST_CASE("dashboard in a browser: a split study on the index and on its own pag
   CHECK(report.get<std::string>().rfind("# tilevolve splits", 0) == 0);
   b.resize(1400, 1500);
   save_screenshot(b, "dashboard-study.png");
+
+  // Items of `splits` of any type, null included (issue 65: "Cannot read properties of null"):
+  // each shows as a row of '-', the valid one as it is.
+  json hostile = study;
+  hostile["splits"][0] = nullptr;
+  hostile["splits"][1] = 7;
+  hostile["splits"][2]["evolved"] = nullptr;
+  fs::create_directories(runs / "hostile-study");
+  std::ofstream(runs / "hostile-study" / "study.json") << hostile.dump();
+  b.go(server.url + "/study/hostile-study");
+  REQUIRE(
+      b.wait_until("return window.tvDashboard.updates > 0 && window.tvDashboard.study !== null"));
+  CHECK(b.eval("return document.getElementById('error').hidden;") == true);
+  const json hostile_rows = b.eval("return [...document.querySelectorAll('#splits tbody tr')].map("
+                                   "r => [...r.cells].map(c => c.textContent));");
+  INFO(hostile_rows.dump());
+  REQUIRE(hostile_rows.size() == 3);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (const json& cell : hostile_rows[i])
+      CHECK(cell == "-");
+  CHECK(hostile_rows[2][0] == std::to_string(study["splits"][2]["split_seed"].get<int>()));
+  CHECK(hostile_rows[2][1] == "-"); // its evolved figures are null
+  CHECK(hostile_rows[2][3] ==
+        fmt::format(
+            "{:.1f}%",
+            100 * study["splits"][2]["decision_tree"]["test_fraction_of_oracle"].get<double>()));
 }
 
 TEST_CASE("dashboard in a browser: a measured run's page shows its devices and poison pairs") {

@@ -148,4 +148,46 @@ TEST_CASE("event slice: reads from a line start, refuses offsets mid-line or pas
   CHECK(s.events.empty());
 }
 
+TEST_CASE("event slice: following 'next' passes a line longer than a chunk (issue 65)") {
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "long.ndjson");
+  // A 3 MiB line between two events: a slice reads at most 1 MiB + 2 bytes of it, and its
+  // `next` lands inside it.
+  write(p, "{\"n\":1}\n{\"text\":\"" + std::string(3u << 20, 'x') + "\"}\n{\"n\":2}\n");
+  std::vector<nlohmann::json> events;
+  long long bad = 0;
+  std::uint64_t offset = 0;
+  EventSlice s;
+  for (int i = 0; i < 10; ++i) {
+    s = read_event_slice(p, offset, 100);
+    REQUIRE(s.error.empty());
+    events.insert(events.end(), s.events.begin(), s.events.end());
+    bad += s.bad_lines;
+    REQUIRE(s.next > offset);
+    offset = s.next;
+    if (offset == s.size) break;
+  }
+  CHECK(offset == s.size);
+  REQUIRE(events.size() == 2);
+  CHECK(events[1]["n"] == 2);
+  CHECK(bad == 1); // counted once, where the line starts
+  // Inside a line no longer than the limit is still no place to start.
+  CHECK(read_event_slice(p, 3, 100).error.find("start of a line") != std::string::npos);
+  CHECK(read_event_slice(p, (1u << 20) + 8, 100).error.find("start of a line") !=
+        std::string::npos);
+}
+
+TEST_CASE("event follower: a line nested deeper than the JSON limit is a bad line, not a crash") {
+  const test::ScratchDir scratch("tilevolve_event_follower_test");
+  const auto p = temp_path(scratch, "deep.ndjson");
+  write(p, "{\"a\":1}\n{\"deep\":" + std::string(100000, '[') + std::string(100000, ']') + "}\n" +
+               std::string(1000000, '[') + "\n{\"a\":2}\n");
+  EventFollower f(p);
+  const auto r = f.poll();
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[1]["a"] == 2);
+  CHECK(f.bad_lines() == 2);
+  CHECK(f.first_problem() == "line 2: nested deeper than 512 levels");
+}
+
 } // namespace event_follower_test

@@ -72,6 +72,26 @@ TEST_CASE("exchange_log: a line cut off by a kill is not recorded, other damage 
   CHECK_THROWS_AS(ExchangeRecording::parse(good + good, "l"), InputError);
 }
 
+TEST_CASE("exchange_log: a server's body nested deep round-trips (as text past the JSON limit)") {
+  // 511 levels are kept as JSON (the record adds one); 512 and 100,000 as the text they were
+  // (issue 65: a body 100,000 deep was parsed whole, then dumped recursively).
+  for (const std::size_t depth : {std::size_t(511), std::size_t(512), std::size_t(100000)}) {
+    INFO(depth);
+    ExchangeRecord r = record(0, 0, true, FailureKind::none);
+    r.body = std::string(depth, '[') + std::string(depth, ']');
+    r.digest = body_digest(r.body);
+    const std::string line = record_line(r);
+    CHECK((line.find("\"body\":\"[[") != std::string::npos) == (depth >= 512));
+    const auto rec = ExchangeRecording::parse(line, "log");
+    REQUIRE(rec.of(0).size() == 1);
+    CHECK(rec.of(0)[0].body == r.body);
+  }
+  // A record line nested past the limit is a corrupt record, not a crash.
+  CHECK_THROWS_WITH_AS(
+      ExchangeRecording::parse("{\"body\": " + std::string(100000, '[') + "\n", "l.ndjson"),
+      "l.ndjson:1: not a JSON object (a corrupt exchange record)", InputError);
+}
+
 TEST_CASE("exchange_log: the writer appends flushed lines and keeps a valid prefix") {
   const test::ScratchDir scratch("tilevolve_exchange_log_test");
   const std::filesystem::path dir = scratch.path;

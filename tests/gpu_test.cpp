@@ -382,7 +382,7 @@ TEST_CASE("gpu: malformed JSON names the file and the position") {
   e = load_error(dir, "[1, 2, 3]");
   CHECK(contains(e, "bad.json: expected a JSON object at the top level"));
   e = load_error(dir, "{\"units\": 1e999}");
-  CHECK(contains(e, "bad.json: malformed JSON: number overflow"));
+  CHECK(contains(e, "bad.json:1:11: malformed JSON: number overflow"));
 }
 
 TEST_CASE("gpu: corrupted profiles never crash the loader") {

@@ -107,8 +107,8 @@ TEST_CASE("json import: bad documents name the file, the line and what was expec
   // nlohmann's parser would stop at a NUL byte and accept "{}": refused instead.
   CHECK(import_error(std::string("{}\0 {\"rules\": 1}", 15)) ==
         "doc.json:1:3: not valid JSON: a NUL byte");
-  CHECK(import_error("{\"format\": 1e99999}").find("doc.json: not valid JSON: number overflow") ==
-        0);
+  CHECK(import_error("{\"format\": 1e99999}")
+            .find("doc.json:1:12: not valid JSON: number overflow") == 0);
   CHECK(import_error("{\"format\": \"other\"}").find("not a tilevolve program") !=
         std::string::npos);
   // More distinct derived features than a program may use: refused like the text form does.

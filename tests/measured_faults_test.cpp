@@ -17,11 +17,13 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace measured_faults_test {
@@ -252,7 +254,8 @@ TEST_CASE("measured_faults: a run stopped by SIGINT between two batches resumes 
           "of the run never stopped") {
   ScratchDir dir("tv_measured_faults");
   const std::string common = "--checkpoint-every 8";
-  const auto clean = json_of(tilevolve(measured(dir.at("clean.csv"), 2, "", common)));
+  const auto clean = json_of(tilevolve(
+      measured(dir.at("clean.csv"), 2, "", common + " --out " + shell_word(dir.at("clean")))));
   const std::string out = dir.at("run");
   const std::string cache = dir.at("run.csv");
   const std::string line = std::string(TILEVOLVE_BINARY) + " " +
@@ -279,6 +282,61 @@ TEST_CASE("measured_faults: a run stopped by SIGINT between two batches resumes 
   const auto resumed = json_of(tilevolve("evolve --resume " + shell_word(out) + " --json --quiet"));
   check_same_result(clean, resumed);
   CHECK(sorted_lines(cache) == sorted_lines(dir.at("clean.csv")));
+  // Every view of the run as it ended (issue 65): per_shape.json comes from the final table,
+  // not from the table as the run or its resume started, so the two runs write the same one.
+  const std::string per_shape = tv::test::read_text(out + "/per_shape.json");
+  const bool same_per_shape = per_shape == tv::test::read_text(dir.at("clean") + "/per_shape.json");
+  CHECK(same_per_shape); // (not the texts: 60 KB each)
+  const auto ps = nlohmann::json::parse(per_shape);
+  for (const auto& m : ps["methods"]) {
+    const std::string key = m["key"].get<std::string>();
+    INFO(key);
+    if (resumed["baselines"].contains(key))
+      CHECK(m["label"] == resumed["baselines"][key]["label"]); // "over N measured configs"
+  }
+  for (const auto& s : ps["shapes"]) { // the best program is in the table on every shape
+    INFO(s["shape"]);
+    CHECK(s["times"]["best"].is_number());
+  }
+}
+
+TEST_CASE("measured_faults: a second signal of the other kind ends a measured run within 2 s") {
+  ScratchDir dir("tv_measured_faults");
+  // The expert's times (and the baselines') first, so that the runs below start their search at
+  // once; a budget of 0 leaves the configs the search tries unmeasured.
+  const std::string cache = dir.at("cache.csv");
+  const std::string common = " --gpu h100 --quiet --backend measured --noise-reps 0 --cache " +
+                             shell_word(cache) + " --devices 0 --worker-cmd ";
+  REQUIRE(tilevolve("evolve --budget 0" + common + shell_word(fake_worker_cmd())).status == 0);
+  for (const std::pair<int, int>& signals :
+       {std::pair{SIGINT, SIGTERM}, std::pair{SIGTERM, SIGINT}}) {
+    // (Not a structured binding: clang 14's INFO cannot capture one.)
+    const int first = signals.first, second = signals.second;
+    INFO("first signal " << first << ", then " << second);
+    const std::string out = dir.at(fmt::format("run{}", first));
+    // The worker hangs at the search's first kernel run (and says so in `hung`): the batch
+    // waits a minute for it, as a batch of real kernel runs can.
+    const std::string hung = dir.at(fmt::format("hung{}", first));
+    const std::string line =
+        std::string(TILEVOLVE_BINARY) + " evolve --budget 1000" + common +
+        shell_word(fake_worker_cmd("--hang-after 0 --once-file " + shell_word(hung))) +
+        " --worker-timeout 60 --out " + shell_word(out);
+    tv::test::Process p({"/bin/sh", "-c", "exec " + line}, dir.at("log.txt"));
+    for (int i = 0; i < 2400 && !std::filesystem::exists(hung) && !p.exited(); ++i)
+      ::usleep(25000);
+    INFO(p.output());
+    REQUIRE(std::filesystem::exists(hung));
+    REQUIRE(std::filesystem::exists(out + "/config.json")); // the handlers are in place
+    REQUIRE(::kill(p.pid(), first) == 0);
+    REQUIRE(p.wait_for_output("stopping at the end of the search's current batch", 10));
+    ::usleep(1000000);
+    REQUIRE_FALSE(p.exited()); // the batch waits on its hung kernel run
+    REQUIRE(::kill(p.pid(), second) == 0);
+    const auto sent = std::chrono::steady_clock::now();
+    while (!p.exited() && std::chrono::steady_clock::now() - sent < std::chrono::seconds(2))
+      ::usleep(10000);
+    CHECK(p.exited());
+  }
 }
 
 TEST_CASE("measured_faults: measure and devices survive a worker faulting at random") {

@@ -115,4 +115,23 @@ TEST_CASE("run_dir: --resume on a directory that is not a run says so, and names
   CHECK(r.out.find("not a run directory (no config.json") != std::string::npos);
 }
 
+TEST_CASE("run_dir: a failed atomic write (ENOSPC) removes its temporary file and keeps the old "
+          "file") {
+  tv::test::ScratchDir dir("tilevolve_run_dir_enospc");
+  const std::string path = dir.write("checkpoint.json", "old\n");
+  // The temporary file is the full device: every write to it fails with ENOSPC.
+  std::filesystem::create_symlink("/dev/full", path + ".tmp");
+  std::string e;
+  try {
+    atomic_write(path, std::string(1 << 20, 'x'));
+  } catch (const InputError& x) {
+    e = x.what();
+  }
+  CHECK(e == "cannot write '" + path + ".tmp': No space left on device");
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(path + ".tmp")));
+  CHECK(tv::test::read_text(path) == "old\n");
+  atomic_write(path, "new\n");
+  CHECK(tv::test::read_text(path) == "new\n");
+}
+
 } // namespace run_dir_test

@@ -2,6 +2,7 @@
 
 #include "evolve/mutators/excerpt.hpp"
 #include "evolve/mutators/token_count.hpp"
+#include "ir/bounded_json.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,11 +24,23 @@ long long count_of(const nlohmann::json& o, const char* key) {
   return v < 0 ? 0 : v;
 }
 
+/// The body as JSON (nesting bounded: a server's bytes are as untrusted as a file's), or a
+/// discarded value when it is not JSON.
+nlohmann::json chat_body_json(std::string_view body) {
+  try {
+    JsonReadOptions how;
+    how.duplicate_keys = DuplicateKeys::keep_last;
+    return read_json(body, "the response", how);
+  } catch (const InputError&) {
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+}
+
 } // namespace
 
 ChatResponse parse_chat_response(std::string_view body) {
   ChatResponse r;
-  const nlohmann::json j = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  const nlohmann::json j = chat_body_json(body);
   if (j.is_discarded()) {
     r.error = fmt::format("invalid JSON in the response ({} bytes, starting '{}')", body.size(),
                           excerpt(body.substr(0, 40), 40));
@@ -76,7 +89,7 @@ ChatResponse parse_chat_response(std::string_view body) {
 }
 
 std::string error_message_of(std::string_view body) {
-  const nlohmann::json j = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  const nlohmann::json j = chat_body_json(body);
   if (!j.is_discarded() && j.is_object()) {
     const auto e = j.find("error");
     if (e != j.end()) {

@@ -37,8 +37,15 @@ std::string body_digest(std::string_view s) {
 
 std::string record_line(const ExchangeRecord& r) {
   const ChatAttempt& a = r.attempt;
-  nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
-  if (body.is_discarded()) body = r.body; // keep it as text rather than lose it
+  nlohmann::json body;
+  try {
+    JsonReadOptions how; // the server's bytes: bounded, as any file's
+    how.duplicate_keys = DuplicateKeys::keep_last;
+    how.max_depth = kMaxJsonDepth - 1; // one level under the record, which must read back
+    body = read_json(r.body, "the response", how);
+  } catch (const InputError&) {
+    body = r.body; // keep it as text rather than lose it
+  }
   nlohmann::json j{{"request", r.request},
                    {"attempt", a.attempt},
                    {"final", a.final},
@@ -59,8 +66,15 @@ std::string record_line(const ExchangeRecord& r) {
 }
 
 ExchangeRecord parse_record_line(std::string_view line, std::string_view source, int n) {
-  const nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object())
+  nlohmann::json j;
+  try {
+    JsonReadOptions how;
+    how.duplicate_keys = DuplicateKeys::keep_last;
+    j = read_json(line, source, how);
+  } catch (const InputError&) {
+    j = nullptr; // refused below
+  }
+  if (!j.is_object())
     throw InputError(
         fmt::format("{}:{}: not a JSON object (a corrupt exchange record)", source, n));
   ExchangeRecord r;

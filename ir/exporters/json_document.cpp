@@ -1,5 +1,6 @@
 #include "ir/exporters/json_document.hpp"
 
+#include "ir/bounded_json.hpp"
 #include "ir/error.hpp"
 
 #include <fmt/format.h>
@@ -75,39 +76,12 @@ JsonDocument::JsonDocument(std::string_view text, std::string source, int max_de
     const auto [line, col] = position(text, nul);
     throw InputError(fmt::format("{}:{}:{}: not valid JSON: a NUL byte", source_, line, col));
   }
-  // Nesting first, so that nothing below walks a deeply nested text.
-  {
-    int depth = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '"') {
-        i = skip_string(text, i) - 1;
-      } else if (c == '{' || c == '[') {
-        if (++depth > max_depth) {
-          const auto [line, col] = position(text, i);
-          throw InputError(fmt::format("{}:{}:{}: JSON nested deeper than {} levels", source_, line,
-                                       col, max_depth));
-        }
-      } else if (c == '}' || c == ']') {
-        --depth;
-      }
-    }
-  }
-  try {
-    root_ = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, col] = position(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
-    if (const auto p = what.find(": ", what.find("parse error")); p != std::string::npos)
-      what = what.substr(p + 2);
-    throw InputError(fmt::format("{}:{}:{}: not valid JSON: {}", source_, line, col, what));
-  } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range 406: a number too large for a double
-    std::string what = e.what();
-    if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw InputError(fmt::format("{}: not valid JSON: {}", source_, what));
-  }
+  // Nesting bounded while parsing; repeated keys are refused below, with their line.
+  JsonReadOptions o;
+  o.max_depth = max_depth;
+  o.duplicate_keys = DuplicateKeys::keep_last;
+  o.malformed = "not valid JSON";
+  root_ = read_ordered_json(text, source_, o);
 
   // Where every value starts, and duplicate keys (the parser keeps one of them silently).
   struct Frame {

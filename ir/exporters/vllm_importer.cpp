@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <set>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace tv {
 
@@ -57,6 +58,7 @@ VllmImport import_vllm_config(const JsonDocument& doc, const VllmImportOptions& 
   VllmImport out;
   std::vector<Config> configs; // parallel to out.keys
   std::set<std::string> dropped;
+  std::unordered_set<std::int64_t> seen_keys; // a repeated M found without a scan of the keys
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string at = json_pointer_child("", it.key());
     if (it.key() == "triton_version") {
@@ -71,8 +73,7 @@ VllmImport import_vllm_config(const JsonDocument& doc, const VllmImportOptions& 
                                "\"triton_version\"",
                                kDimMax));
     if (out.keys.size() >= kMaxKeys) doc.fail(at, fmt::format("more than {} keys", kMaxKeys));
-    if (std::find(out.keys.begin(), out.keys.end(), *key) != out.keys.end())
-      doc.fail(at, "the same M twice");
+    if (!seen_keys.insert(*key).second) doc.fail(at, "the same M twice");
     const Json& v = it.value();
     if (!v.is_object())
       doc.fail(at, "expected an object of Triton meta-parameters (BLOCK_SIZE_M, ...)");

@@ -68,7 +68,7 @@ function renderStudy(s) {
     : `the lowest run ${tv.points(100 * num(s, 'worst_run_gap_to_tree'))}`;
   document.getElementById('kernel-runs').textContent = tv.percent(num(s, 'max_kernel_run_fraction'));
 
-  const labels = splits.map((r) => String(num(r, 'split_seed')));
+  const labels = splits.map((r) => (num(r, 'split_seed') === null ? '-' : String(num(r, 'split_seed'))));
   const c = studyPage.charts.splits;
   c.data.labels = labels;
   c.data.datasets[0].data = splits.map((r) => pc(num(r, 'evolved', 'test_median')));
@@ -87,8 +87,10 @@ function renderStudy(s) {
   g.update();
 
   const rows = splits.map((r) => {
-    const tests = Array.isArray(r.evolved && r.evolved.test_fraction_of_oracle)
-      ? r.evolved.test_fraction_of_oracle.filter((v) => typeof v === 'number') : [];
+    // Any item may be of any type, null included: only an object's fields are read.
+    const evolved = r !== null && typeof r === 'object' ? r.evolved : undefined;
+    const tests = evolved !== null && typeof evolved === 'object' && Array.isArray(evolved.test_fraction_of_oracle)
+      ? evolved.test_fraction_of_oracle.filter((v) => typeof v === 'number') : [];
     const range = tests.length ? `${tv.percent(Math.min(...tests))} - ${tv.percent(Math.max(...tests))}` : null;
     const pts = (v) => tv.points(v === null ? null : 100 * v);
     return [num(r, 'split_seed'), tv.percent(num(r, 'evolved', 'test_median')), range,

@@ -214,6 +214,15 @@ private:
     if (!o_.once_file.empty()) std::ofstream(o_.once_file) << "fault\n";
   }
   bool due(long long after) const { return after >= 0 && replies_ >= after && faults_on(); }
+  /// A hang: no answer ever, but the end once the controller is gone (its end of the pipe
+  /// closed), so a controller killed while a worker hangs leaves no worker behind.
+  [[noreturn]] static void hang() {
+    while (true) {
+      pollfd in{0, POLLIN, 0};
+      if (::poll(&in, 1, 1000) > 0 && (in.revents & (POLLHUP | POLLERR))) std::_Exit(0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200)); // a request waits, unread
+    }
+  }
 
   void write_line(const std::string& line) {
     std::fwrite(line.data(), 1, line.size(), stdout);
@@ -305,8 +314,7 @@ private:
       std::fprintf(stderr, "fake worker: hanging at random (--fault-rate, request %llu)\n",
                    (unsigned long long)r.id);
       std::fflush(stderr);
-      while (true)
-        std::this_thread::sleep_for(std::chrono::seconds(60));
+      hang();
     }
     if (fault == Fault::garbage) {
       write_line("Traceback (most recent call last): a random fault, not a reply {");
@@ -322,8 +330,8 @@ private:
     if (due(o_.hang_after)) {
       mark_fault();
       std::fprintf(stderr, "fake worker: hanging as asked (--hang-after %lld)\n", o_.hang_after);
-      while (true)
-        std::this_thread::sleep_for(std::chrono::seconds(60));
+      std::fflush(stderr);
+      hang();
     }
     if (o_.slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o_.slow_ms));
     if (due(o_.garbage_after)) {
