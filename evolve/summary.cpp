@@ -387,17 +387,42 @@ std::string brief_summary_text(const Problem& problem, const EvolutionResult& r,
                   thousands((long long)problem.test_rows.size())));
   out += fmt::format("{} programs in {:.2f} s (stopped: {}); fractions of the per-shape oracle:\n",
                      thousands(r.programs), r.seconds, r.stop_reason);
-  TextTable t({"method", "train", "test", "kernel runs to tune"});
   const auto fraction = [](const SetScore& s) {
     return s.valid ? fmt::format("{:.1f}%", 100.0 * s.fraction_of_oracle) : std::string("n/a");
   };
-  for (const MethodResult& m : method_rows(problem, r, baselines))
-    t.add({m.label, fraction(m.train), fraction(m.test), thousands(m.kernel_runs)});
+  const auto uplift = [](const SetScore& s) {
+    return s.valid ? fmt::format("{:.3f}x", s.uplift) : std::string("n/a");
+  };
+  const std::vector<MethodResult> rows = method_rows(problem, r, baselines);
+  // A weighted workload: the fractions are weighted, and the end-to-end uplift beside them.
+  const bool weighted = std::any_of(rows.begin(), rows.end(), [](const MethodResult& m) {
+    return m.train.weighted || m.test.weighted;
+  });
+  TextTable t(weighted
+                  ? std::vector<std::string>{"method", "train", "train uplift", "test",
+                                             "test uplift", "kernel runs to tune"}
+                  : std::vector<std::string>{"method", "train", "test", "kernel runs to tune"});
+  for (const MethodResult& m : rows)
+    t.add(weighted
+              ? std::vector<std::string>{m.label, fraction(m.train), uplift(m.train),
+                                         fraction(m.test), uplift(m.test), thousands(m.kernel_runs)}
+              : std::vector<std::string>{m.label, fraction(m.train), fraction(m.test),
+                                         thousands(m.kernel_runs)});
   out += t.str(false);
   out += fmt::format("Best program, {} (simplified; behaviour unchanged):\n{}",
                      counted(long(r.best_simplified.rules.size()), "rule", "rules"),
                      print_program(r.best_simplified));
   out += chosen_line(r);
+  if (r.mutator_stats.is_object() && r.mutator_stats.contains("total")) {
+    const nlohmann::json& t = r.mutator_stats["total"];
+    const auto count = [&](const char* key) {
+      return t.contains(key) && t[key].is_number_integer() ? thousands(t[key].get<long long>())
+                                                           : std::string("?");
+    };
+    out +=
+        fmt::format("LLM: {} requests, {} tokens ({} prompt + {} completion).\n", count("requests"),
+                    count("tokens"), count("prompt_tokens"), count("completion_tokens"));
+  }
   return out;
 }
 
@@ -412,6 +437,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
                      r.best_simplified.rules.size(), print_program(r.best_simplified));
   if (!r.best_diff.empty())
     out += fmt::format("The edit that produced it ({}):\n{}\n", r.best_op, r.best_diff);
+  out += chosen_line(r) + "\n";
   out += test_gaps_text(problem, r, baselines);
   out += training_range_summary(problem, r);
   out += sampled_text(r);

@@ -349,7 +349,7 @@ nlohmann::json check_result_step(const std::string& off_flag, const std::string&
   CHECK(a["best"]["program"] != b["best"]["program"]);
   CHECK(a["train"]["speedup_vs_expert"].get<double>() ==
         doctest::Approx(b["train"]["speedup_vs_expert"].get<double>()));
-  const Run summary = run(args);
+  const Run summary = run(args + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find(text) != std::string::npos);
   check_splits_flag(off_flag);
@@ -428,7 +428,7 @@ TEST_CASE("cli: evolve polishes the result's leaf configs, unless that pass is s
         b["train"]["speedup_vs_expert"].get<double>());
   CHECK(a["kernel_runs"].get<long long>() ==
         b["kernel_runs"].get<long long>() + a["best"]["polish_kernel_runs"].get<long long>());
-  const Run summary = run("evolve --gpu h100 --budget 300");
+  const Run summary = run("evolve --gpu h100 --budget 300 --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Its leaf configs were polished") != std::string::npos);
   check_splits_flag("--skip-pass leaf-polish");
@@ -449,7 +449,7 @@ TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploratio
   const double exhaustive = a["exhaustive_train_runs"].get<double>();
   CHECK(a["kernel_runs"].get<double>() <= 0.30 * exhaustive);
   CHECK(a["kernel_runs"].get<long long>() > b["kernel_runs"].get<long long>());
-  const Run summary = run(args);
+  const Run summary = run(args + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Leaf exploration timed configs on the leaves") != std::string::npos);
   check_splits_flag("--skip-pass leaf-exploration");
@@ -464,7 +464,7 @@ TEST_CASE("cli: evolve on a recorded table starts from the analytic model's tree
   CHECK(a["per_operator"]["analytic seed"]["full"] == 1);
   CHECK(a["per_operator"]["analytic seed"]["kernel_runs"].get<long long>() > 0);
   CHECK_FALSE(b["per_operator"].contains("analytic seed"));
-  const Run summary = run(args);
+  const Run summary = run(args + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("The analytic model's decision tree on the training shapes started") !=
         std::string::npos);
@@ -502,7 +502,7 @@ TEST_CASE("cli: refit validation refits with the lookahead's growth where it val
   CHECK(best_held(a) > best_held(b));
   CHECK(a["best"]["program"] != b["best"]["program"]);
   CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]); // no kernel run more
-  const Run summary = run(args);
+  const Run summary = run(args + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("grown with a two-step lookahead") != std::string::npos);
   check_splits_flag("--no-refit-lookahead", "refit_lookahead");
@@ -566,7 +566,7 @@ TEST_CASE("cli: refit validation sizes the tree by a charge per leaf, --no-refit
   CHECK(ca["tree_chosen"] == true);
   CHECK(a["best"]["program"] != b["best"]["program"]);
   CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]); // no kernel run more
-  const Run summary = run(args);
+  const Run summary = run(args + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("cost-complexity pruning") != std::string::npos);
   check_splits_flag("--no-refit-complexity", "refit_complexity");
@@ -594,7 +594,7 @@ TEST_CASE("cli: refit validation's charge is chosen on the extreme folds among t
   CHECK(a["counters"]["kernel_runs"] == b["counters"]["kernel_runs"]); // no kernel run more
   CHECK(a["test"]["fraction_of_oracle"].get<double>() >
         b["test"]["fraction_of_oracle"].get<double>());
-  const Run summary = run(six);
+  const Run summary = run(six + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("the one whose trees did best on 6 folds of the training shapes of the "
                          "largest and the smallest M, N and K") != std::string::npos);
@@ -617,7 +617,7 @@ TEST_CASE("cli: refits lean on the analytic model where it orders the run's timi
   CHECK(a["model_prior"]["concordant"].get<long long>() >
         a["model_prior"]["discordant"].get<long long>());
   CHECK(a["best"]["program"] != b["best"]["program"]);
-  const Run summary = run(lecture);
+  const Run summary = run(lecture + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("Model prior: each refit") != std::string::npos);
   CHECK(summary.out.find("so the result's refits leaned on it") != std::string::npos);
@@ -657,7 +657,7 @@ TEST_CASE(
   CHECK(b["tree_chosen"] == false);
   // One optimism per leaf limit tried.
   CHECK(a["optimism"].size() == a["leaves"].size());
-  const Run summary = run(args);
+  const Run summary = run(args + " --explain");
   REQUIRE(summary.status == 0);
   CHECK(summary.out.find("the optimism of a refitted tree of as many leaves") != std::string::npos);
   check_splits_flag("--no-optimism-charge", "optimism_charge");
@@ -667,7 +667,8 @@ TEST_CASE(
   CHECK(analytic["refit_validation"]["optimism_charge"].get<double>() == 0);
 }
 
-TEST_CASE("cli: evolve --help fits on a screen, by group, every pass named; --help-all has all") {
+TEST_CASE(
+    "cli: evolve --help fits on a screen, by group, every pass named, and --help-all has all") {
   const Run help = run("evolve --help");
   REQUIRE(help.status == 0);
   std::size_t lines = 0, options = 0;
@@ -700,6 +701,29 @@ TEST_CASE("cli: evolve --help fits on a screen, by group, every pass named; --he
   CHECK(bad.status == 2);
   CHECK(bad.out.find("no pass is named 'leaf-polsh' (the passes: race-completion,") !=
         std::string::npos);
+}
+
+TEST_CASE("cli: the default evolve answers in 40 lines of 100 columns, --explain gives the rest") {
+  const Run brief = run("evolve");
+  REQUIRE(brief.status == 0);
+  std::size_t lines = 0, widest = 0;
+  std::istringstream in(brief.out);
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    widest = std::max(widest, line.size());
+  }
+  CHECK(lines <= 40);
+  CHECK(widest <= 100);
+  // What ran, the table, the program, how it was chosen.
+  for (const char* part : {"mi300x, analytic model, 88 shapes of lecture.csv", "decision tree",
+                           "def choose(M, N, K):", "Chosen: ", "--explain"})
+    CHECK_MESSAGE(brief.out.find(part) != std::string::npos, part);
+  CHECK(brief.out.find("Its thresholds were moved") == std::string::npos); // the account's
+  const Run full = run("evolve --explain");
+  REQUIRE(full.status == 0);
+  for (const char* part : {"Its thresholds were moved", "kernel runs (timed shape x config pairs)",
+                           "operator", "Chosen: "})
+    CHECK_MESSAGE(full.out.find(part) != std::string::npos, part);
 }
 
 } // namespace cli_test

@@ -334,7 +334,12 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
   CHECK(nlohmann::json::parse(requests.out)["stop_reason"] ==
         "request budget spent: 13 of 13 requests");
   CHECK(nlohmann::json::parse(requests.out)["programs"] == 13);
-  const test::ShellResult text = run("evolve " + llm_args(server) + " --budget 8");
+  // The brief report says what the LLM cost in a line; --explain has the table per model.
+  const test::ShellResult brief = run("evolve " + llm_args(server) + " --budget 8");
+  REQUIRE(brief.status == 0);
+  CHECK(brief.out.find("LLM: 8 requests, 8,000 tokens (7,200 prompt + 800 completion).") !=
+        std::string::npos);
+  const test::ShellResult text = run("evolve " + llm_args(server) + " --budget 8 --explain");
   REQUIRE(text.status == 0);
   CHECK(text.out.find("LLM model") != std::string::npos);
   CHECK(text.out.find("fake-coder") != std::string::npos);
@@ -378,6 +383,19 @@ TEST_CASE("llm cli: budgets stop a run cleanly, and bad LLM flags exit 2 with a 
   fails_with("evolve --resume " + own,
              "the run was made with other prompt templates than those in");
   fails_with("evolve --llm replay:" + own, "the run was made with other prompt templates");
+}
+
+TEST_CASE("llm cli: a run whose LLM never answered is a failure, whatever its budget") {
+  // Nothing listens on port 9 (discard): every request fails at once, and with no retries the
+  // run ends by its budget, having evolved nothing.
+  const test::ScratchDir d("tilevolve_llm_never");
+  const test::ShellResult r =
+      run("evolve --llm openai:http://127.0.0.1:9/v1 --llm-model m --gpu h100 --quiet --budget 8 "
+          "--llm-retries 0 --json",
+          d.at("err"));
+  CHECK(r.status == 4);
+  CHECK(test::read_text(d.at("err")).find("the LLM answered none of the 8 proposals the run asked "
+                                          "for") != std::string::npos);
 }
 
 } // namespace llm_cli_test

@@ -99,8 +99,9 @@ TEST_CASE("measured_run: the run writes its cache, replay repeats it, a second r
   CHECK(second["measurement"]["from_cache"] == second["measurement"]["requested"]);
   CHECK(second["measurement"]["requested"] <= first["measurement"]["requested"]);
   CHECK(second["measurement"]["requested"].get<long long>() > 500);
-  const auto text = tilevolve(measured(cache, "").substr(0, measured(cache, "").find(" --json")) +
-                              measured(cache, "").substr(measured(cache, "").find(" --json") + 7));
+  const auto text =
+      tilevolve(measured(cache, "").substr(0, measured(cache, "").find(" --json")) + " --explain" +
+                measured(cache, "").substr(measured(cache, "").find(" --json") + 7));
   REQUIRE(text.status == 0);
   CHECK(text.out.find("measured now (nothing new: cache hits only)") != std::string::npos);
   CHECK(text.out.find("Noise: 5 runs of") != std::string::npos);

@@ -221,7 +221,7 @@ TEST_CASE("sampled sizes: evolve reports the comparison, --sampled-sizes 0 turns
   event.erase("seconds");
   event["event"] = "pass";
   CHECK(events.find(event.dump()) != std::string::npos);
-  const auto text = tv::test::run_shell(tool + " evolve --gpu h100 --seed 1 2>/dev/null");
+  const auto text = tv::test::run_shell(tool + " evolve --gpu h100 --seed 1 --explain 2>/dev/null");
   CHECK(text.out.find("Sampled sizes: ") != std::string::npos);
   const auto zero = tv::test::run_shell(
       tool + " evolve --gpu h100 --seed 1 --sampled-sizes 0 --json 2>/dev/null");

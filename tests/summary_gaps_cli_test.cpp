@@ -68,7 +68,7 @@ TEST_CASE("summary_gaps_cli: --json's test_vs_tree splits the test gap to the tr
 
 TEST_CASE("summary_gaps_cli: the text summary names the shapes, and says nothing without test "
           "shapes") {
-  const Run r = run(kRandomToTimm);
+  const Run r = run(kRandomToTimm + " --explain");
   REQUIRE(r.status == 0);
   const std::size_t at = r.out.find("Against the decision tree on the 300 test shapes: the result "
                                     "chooses another config on ");

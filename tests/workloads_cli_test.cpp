@@ -46,7 +46,11 @@ TEST_CASE("workloads_cli: evolve --workload-log reports weighted, plain and upli
     CHECK(j[half]["uplift"].get<double>() <=
           j["baselines"]["oracle"][half]["uplift"].get<double>() + 1e-12);
   }
-  const Run text = run("evolve --workload-log " + log + " --gpu mi300x --budget 100");
+  // The brief report shows the weighted fractions with the uplift; --explain the whole table.
+  const Run brief = run("evolve --workload-log " + log + " --gpu mi300x --budget 100");
+  REQUIRE(brief.status == 0);
+  CHECK(contains(brief.out, "train uplift"));
+  const Run text = run("evolve --workload-log " + log + " --gpu mi300x --budget 100 --explain");
   REQUIRE(text.status == 0);
   CHECK(contains(text.out, "25 shapes from " + log));
   CHECK(contains(text.out, "train uplift"));
