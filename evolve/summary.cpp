@@ -309,7 +309,7 @@ std::vector<MethodResult> method_rows(const Problem& problem, const EvolutionRes
                                       const std::vector<MethodResult>& baselines) {
   MethodResult evo;
   evo.key = "evolved";
-  evo.label = fmt::format("evolved (best of {} programs)", thousands(r.programs));
+  evo.label = fmt::format("evolved (best of {} programs)", r.programs);
   evo.train = r.best_train;
   evo.test = r.best_test;
   evo.kernel_runs = r.counters.kernel_runs;
