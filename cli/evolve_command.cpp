@@ -433,6 +433,13 @@ void run_evolve(EvolveOptions o) {
                                               "parts from the tree, the cost): --explain.\n"))
                    : fmt::format("{}Run directory: {} (summary.txt holds the full account).\n",
                                  o.explain ? "\n" : "", o.out));
+  // A run whose LLM server gave out did not get what it asked for: say so in the status.
+  if (mutator->gave_out() && r.stop_reason == mutator->exhausted()) {
+    fmt::print(stderr, "tilevolve: error: the run stopped early: {} (exit status {}){}\n",
+               r.stop_reason, kExitGaveOut,
+               o.out.empty() ? "" : fmt::format("; --resume {} continues it", o.out));
+    throw ExitCode{kExitGaveOut};
+  }
   // A run in which no proposal of the LLM was ever answered evolved nothing, whatever its
   // budget: it failed (its report is the expert's and the seeds').
   if (llm && r.counters.proposed > 0 && r.counters.mutator_failed == r.counters.proposed) {
@@ -441,13 +448,6 @@ void run_evolve(EvolveOptions o) {
                "(exit status {}); nothing was evolved{}\n",
                r.counters.proposed, kExitGaveOut,
                o.out.empty() ? "" : fmt::format("; --resume {} continues the run", o.out));
-    throw ExitCode{kExitGaveOut};
-  }
-  // A run whose LLM server gave out did not get what it asked for: say so in the status.
-  if (mutator->gave_out() && r.stop_reason == mutator->exhausted()) {
-    fmt::print(stderr, "tilevolve: error: the run stopped early: {} (exit status {}){}\n",
-               r.stop_reason, kExitGaveOut,
-               o.out.empty() ? "" : fmt::format("; --resume {} continues it", o.out));
     throw ExitCode{kExitGaveOut};
   }
 }

@@ -1,5 +1,7 @@
 #include "evolve/guard_validation.hpp"
 
+#include "ir/text.hpp"
+
 #include "ir/plural.hpp"
 #include "ir/wave_guards.hpp"
 
@@ -70,12 +72,15 @@ judge_guards(std::size_t rules, int folds, const std::vector<GuardDiversion>& di
   return out;
 }
 
-std::string GuardValidation::summary() const {
+std::string GuardValidation::summary(const Program* program) const {
   if (folds < 2) return "";
   int diverted = 0, measured = 0, by_floors = 0;
   std::string dropped, floors_dropped;
-  const auto add = [](std::string& list, std::size_t i) {
-    list += fmt::format("{}{}", list.empty() ? "" : ", ", i + 1);
+  const auto add = [&](std::string& list, std::size_t i) {
+    if (program)
+      list += (list.empty() ? "" : "; ") + rule_reference(*program, i);
+    else
+      list += fmt::format("{}{}", list.empty() ? "" : ", ", i + 1);
   };
   for (std::size_t i = 0; i < rules.size(); ++i) {
     diverted += rules[i].diverted;
@@ -89,8 +94,10 @@ std::string GuardValidation::summary() const {
     if (i < keep_floor.size() && !keep_floor[i]) add(floors_dropped, i);
   }
   std::vector<std::string> verdicts;
-  if (!dropped.empty()) verdicts.push_back("guards dropped on rules " + dropped);
-  if (!floors_dropped.empty()) verdicts.push_back("floors dropped on rules " + floors_dropped);
+  const char* on = program ? "guards dropped on " : "guards dropped on rules ";
+  const char* floors_on = program ? "floors dropped on " : "floors dropped on rules ";
+  if (!dropped.empty()) verdicts.push_back(on + dropped);
+  if (!floors_dropped.empty()) verdicts.push_back(floors_on + floors_dropped);
   const std::string verdict = verdicts.empty() ? std::string("every guard kept")
                                                : fmt::format("{}", fmt::join(verdicts, ", "));
   return fmt::format(

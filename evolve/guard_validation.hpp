@@ -52,8 +52,8 @@ struct GuardValidation {
   std::vector<GuardEvidence> floors; ///< per rule: its floor's diversions
   std::vector<bool> keep_floor;      ///< per rule: may get a floor (GuardOptions::floors)
   /// One line: the diversions tested and the rules whose guards and floors they dropped ("" when
-  /// not validated).
-  std::string summary() const;
+  /// not validated): by their conditions in `program` when given, else by number.
+  std::string summary(const Program* program = nullptr) const;
 };
 
 /// Judges `diversions` of a program with `rules` rules over `folds` folds: `seconds(d, c)` is

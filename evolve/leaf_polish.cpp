@@ -1,5 +1,7 @@
 #include "evolve/leaf_polish.hpp"
 
+#include "ir/text.hpp"
+
 #include "ir/plural.hpp"
 
 #include <algorithm>
@@ -25,7 +27,7 @@ Config& config_at(Program& p, std::size_t i) {
 }
 
 std::string leaf_name(const Program& p, std::size_t i) {
-  return i < p.rules.size() ? fmt::format("rule {}", i + 1) : std::string("default");
+  return rule_reference(p, i);
 }
 
 } // namespace

@@ -286,7 +286,7 @@ std::string sampled_text(const EvolutionResult& r) {
                            "result",
                            c->at("candidates").at(chosen).get<std::uint64_t>(),
                            pct(figures[chosen]), pct(figures[0]));
-  return out + " (--sampled-sizes 0 returns the searched best).\n\n";
+  return out + " (--skip-pass sampled-sizes returns the searched best).\n\n";
 }
 
 std::string training_range_summary(const Problem& problem, const EvolutionResult& r) {
@@ -458,12 +458,12 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += fmt::format("Leaf exploration timed configs on the leaves of trees refitted on the "
                        "run's measurements, with what the search left of the kernel-run cap "
                        "(without a cap, at most 1% of exhaustive tuning, never past 4% for the "
-                       "run): {} (--no-explore times none).\n\n",
+                       "run): {} (--skip-pass leaf-exploration times none).\n\n",
                        explored);
   if (const std::vector<std::string> polish = polish_lines(r); !polish.empty()) {
     out += fmt::format("Its leaf configs were polished: each replaced by a config one field away "
                        "that is faster on the training shapes its rule decides ({} kernel runs; "
-                       "--no-polish keeps the searched configs):\n",
+                       "--skip-pass leaf-polish keeps the searched configs):\n",
                        thousands(pass_runs(r, "leaf-polish")));
     for (const std::string& line : polish)
       out += "  " + line + "\n";
@@ -483,7 +483,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
         "The result is the decision tree of {} leaves refitted on the run's own measurements{}{}, "
         "not the searched program: on held-out folds of the training shapes ({} folds) it gains "
         "{:+.2f}% over the searched program's training figure{} (standard error {:.2f}%; {}"
-        "--no-refit-validation keeps the searched program).\n\n",
+        "--skip-pass refit-validation keeps the searched program).\n\n",
         v.at("best_leaves").get<int>(),
         v.at("lookahead").get<int>() > 0
             ? " (grown with a two-step lookahead, which did better than greedy growth on the "
@@ -506,7 +506,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
   if (const std::vector<std::string> placed = pass_lines(r, "threshold-placement");
       !placed.empty()) {
     out += "Its thresholds were moved between the training values they separate (every training "
-           "shape keeps its config; --searched-thresholds keeps them as searched):\n";
+           "shape keeps its config; --skip-pass threshold-placement keeps them as searched):\n";
     for (const std::string& line : placed)
       out += "  " + line + "\n";
     out += "\n";
@@ -515,7 +515,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += "Its rules were kept to the waves of their own tile that their training shapes fill "
            "(an unseen shape whose grid would spill into one more wave, or under a floor fill less "
            "than one, goes on to the later rules, save where a return rule gives it back; every "
-           "training shape keeps its config; --no-wave-guards leaves them out, --no-guard-returns "
+           "training shape keeps its config; --skip-pass wave-guards leaves them out, --no-guard-returns "
            "the return rules, --no-wave-floors the floors):\n";
     for (const std::string& line : guards)
       out += "  " + line + "\n";

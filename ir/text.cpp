@@ -68,6 +68,11 @@ std::string print_config(const Config& c) {
   return out;
 }
 
+std::string rule_reference(const Program& p, std::size_t i) {
+  return i < p.rules.size() ? "`" + print_condition(p.rules[i].condition) + "`"
+                            : std::string("the default");
+}
+
 std::string print_condition(const Condition& c) {
   std::string out;
   append_condition(out, c);

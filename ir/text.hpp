@@ -35,6 +35,9 @@ std::string print_program(const Program& p);
 std::string print_config(const Config& c);
 /// Canonical text of one condition: `M <= 128 and N >= 8192` ("True" when empty).
 std::string print_condition(const Condition& c);
+/// How a report names rule `i` of `p` so a reader finds it in the printed program: its condition
+/// in backquotes ("`M <= 16 and N <= 4096`"), or "the default" for i == p.rules.size().
+std::string rule_reference(const Program& p, std::size_t i);
 
 /// Where and why parsing failed; line and column are 1-based.
 struct ParseError {

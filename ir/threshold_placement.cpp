@@ -153,7 +153,7 @@ Program place_once(const Program& p, const std::vector<Shape>& shapes, int units
       const std::int64_t t = cut_between(*below, *above, terms[k].feature == Feature::tiles, units);
       if (t == cut->cut && (terms[k].op == CmpOp::le || terms[k].op == CmpOp::gt)) continue;
       const Comparison moved = with_cut(terms[k], t);
-      changes.push_back(fmt::format("rule {}: {} {} {} -> {} {} {}", i + 1, feature_text(terms[k]),
+      changes.push_back(fmt::format("{} {} {} -> {} {} {}", feature_text(terms[k]),
                                     cmp_op_text(terms[k].op), terms[k].value, feature_text(moved),
                                     cmp_op_text(moved.op), moved.value));
       terms[k] = moved;

@@ -135,12 +135,12 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
     for (const Comparison& t : g.terms)
       out.changes.push_back(
           t.op == CmpOp::ge
-              ? fmt::format("rule {}: and {} >= {} (each of its training shapes fills at least 2 "
+              ? fmt::format("{}: and {} >= {} (each of its training shapes fills at least 2 "
                             "waves of {} units)",
-                            g.rule + 1, feature_text(t), t.value, units)
-              : fmt::format("rule {}: and {} <= {} (its training shapes fill {} of {} units)",
-                            g.rule + 1, feature_text(t), t.value, counted(g.waves, "wave", "waves"),
-                            units));
+                            rule_reference(p, g.rule), feature_text(t), t.value, units)
+              : fmt::format("{}: and {} <= {} (its training shapes fill {} of {} units)",
+                            rule_reference(p, g.rule), feature_text(t), t.value,
+                            counted(g.waves, "wave", "waves"), units));
   }
   if (!options.returns) return out;
 
@@ -199,16 +199,14 @@ GuardedWaves guard_waves(const Program& p, const std::vector<Shape>& shapes, int
       made.push_back(
           {rules.size(),
            {r, j},
-           fmt::format("{}: rule {}'s condition{}, M <= {}{} -> its config (a shape "
-                       "one tile row high that {} sends on to {}'s {}x{} tile would "
-                       "launch the same tiles there, each padding more rows)",
-                       j < n ? fmt::format("new, before rule {}", j + 1)
-                             : std::string("new, before the default"),
-                       r + 1, widened ? " without its bounds on the width" : "", row.value,
-                       j < n ? fmt::format(" and rule {}'s condition", j + 1) : "",
-                       widened ? "a bound on its width" : "its guard",
-                       j < n ? fmt::format("rule {}", j + 1) : std::string("the default"),
-                       landing.BM, landing.BN)});
+           fmt::format("new, before {}: {}{}, M <= {}{} -> its config (a shape one tile row "
+                       "high that {} sends on to the {}x{} tile of {} would launch the same "
+                       "tiles there, each padding more rows)",
+                       rule_reference(p, j), rule_reference(p, r),
+                       widened ? " without its bounds on the width" : "", row.value,
+                       j < n ? " and " + rule_reference(p, j) : "",
+                       widened ? "a bound on its width" : "its guard", landing.BM, landing.BN,
+                       rule_reference(p, j))});
       rules.push_back(std::move(back));
     }
     if (j < n) rules.push_back(out.program.rules[j]);

@@ -478,7 +478,7 @@ TEST_CASE("cli: evolve drops the wave guards its folds measured as slower, unles
   const auto a =
       check_result_step("--skip-pass guard-validation", "guard_validation",
                         "Guard validation (guards placed on folds", kH200Lecture + " --seed 2");
-  CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on rules") !=
+  CHECK(a["best"]["guard_validation"].get<std::string>().find("guards dropped on `") !=
         std::string::npos);
 }
 

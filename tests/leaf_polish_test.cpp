@@ -74,11 +74,13 @@ TEST_CASE("leaf_polish: each leaf walks to its fastest neighbour on its own shap
   // Round 1: rule 1 to BK 128, the default to group 4; round 2: rule 1 to stages 4; round 3:
   // nothing.
   REQUIRE(out.changes.size() == 3);
-  CHECK(out.changes[0].find("rule 1 (2 training shapes): 64x64x64 w4 s3 g8 -> 64x64x128 w4 s3 "
+  CHECK(out.changes[0].find(rule_reference(p, 0) +
+                            " (2 training shapes): 64x64x64 w4 s3 g8 -> 64x64x128 w4 s3 "
                             "g8, 25.00% faster there") == 0);
-  CHECK(out.changes[1].find("default (2 training shapes): 128x128x64 w4 s3 g8 -> 128x128x64 w4 "
+  CHECK(out.changes[1].find("the default (2 training shapes): 128x128x64 w4 s3 g8 -> 128x128x64 w4 "
                             "s3 g4") == 0);
-  CHECK(out.changes[2].find("rule 1 (2 training shapes): 64x64x128 w4 s3 g8 -> 64x64x128 w4 s4 "
+  CHECK(out.changes[2].find(rule_reference(p, 0) +
+                            " (2 training shapes): 64x64x128 w4 s3 g8 -> 64x64x128 w4 s4 "
                             "g8") == 0);
   CHECK(calls.size() == 2); // each leaf is costed on its own shapes only
   CHECK(calls.count({0, 1}) == 1);

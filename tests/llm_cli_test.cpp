@@ -394,8 +394,9 @@ TEST_CASE("llm cli: a run whose LLM never answered is a failure, whatever its bu
           "--llm-retries 0 --json",
           d.at("err"));
   CHECK(r.status == 4);
-  CHECK(test::read_text(d.at("err")).find("the LLM answered none of the 8 proposals the run asked "
-                                          "for") != std::string::npos);
+  CHECK(test::read_text(d.at("err"))
+            .find("the LLM answered none of the 8 proposals the run asked "
+                  "for") != std::string::npos);
 }
 
 } // namespace llm_cli_test

@@ -60,8 +60,7 @@ TEST_CASE("llm hostile server: an answer trickled a byte at a time times out and
   INFO(test::read_text(err));
   // Neither proposal was answered: the run failed (its files are written all the same).
   REQUIRE(r.status == 4);
-  CHECK(test::read_text(err).find("the LLM answered none of the 2 proposals") !=
-        std::string::npos);
+  CHECK(test::read_text(err).find("the LLM answered none of the 2 proposals") != std::string::npos);
   CHECK(took < 20);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["llm"]["total"]["requests"] == 2);

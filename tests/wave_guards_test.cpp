@@ -40,8 +40,9 @@ TEST_CASE("a rule whose training shapes fill one wave of its tile is kept to tha
   CHECK(terms[1].tile_n == 128);
   CHECK(terms[1].value == 256);
   REQUIRE(g.changes.size() == 1);
-  CHECK(g.changes[0] == "rule 1: and cdiv(M, 64) * cdiv(N, 128) <= 256 (its training shapes fill "
-                        "1 wave of 256 units)");
+  CHECK(g.changes[0] == rule_reference(p, 0) +
+                            ": and cdiv(M, 64) * cdiv(N, 128) <= 256 (its training shapes fill "
+                            "1 wave of 256 units)");
   for (const Shape& s : train)
     CHECK(g.program.choose(s) == p.choose(s));
   // The unseen shape whose grid would spill into a second wave goes on to the 128x128 tile.
@@ -64,8 +65,9 @@ TEST_CASE("a multi-wave rule is kept to its whole waves, a rule already bounded 
   const std::vector<Shape> train{at(2048, 4096), at(64, 64), at(4096, 1024), at(8192, 8192)};
   const GuardedWaves g = guard_waves(p, train, 132);
   REQUIRE(g.changes.size() == 1);
-  CHECK(g.changes[0] == "rule 1: and cdiv(M, 64) * cdiv(N, 64) <= 2112 (its training shapes fill "
-                        "16 waves of 132 units)");
+  CHECK(g.changes[0] == rule_reference(p, 0) +
+                            ": and cdiv(M, 64) * cdiv(N, 64) <= 2112 (its training shapes fill "
+                            "16 waves of 132 units)");
   // Rule 2 already bounds its own tile count at 100, under one wave: no second comparison.
   CHECK(g.program.rules[1] == p.rules[1]);
   for (const Shape& s : train)
@@ -112,7 +114,8 @@ TEST_CASE("guard_waves stays within the program's derived features, fullest sing
   const std::vector<Shape> train{at(16, 128), at(512, 2048), at(2048, 8192)};
   const GuardedWaves g = guard_waves(p, train, 132);
   REQUIRE(g.changes.size() == 1);
-  CHECK(g.changes[0].rfind("rule 2: and cdiv(M, 64) * cdiv(N, 128) <= 132", 0) == 0);
+  CHECK(g.changes[0].rfind(rule_reference(p, 1) + ": and cdiv(M, 64) * cdiv(N, 128) <= 132", 0) ==
+        0);
   CHECK(parse_program_or_throw(print_program(g.program), "guarded") == g.program);
 }
 
@@ -196,11 +199,12 @@ TEST_CASE("a shape one tile row high that a guard sends on to a taller default c
   CHECK(g.changes[1] == plain.changes[1]);
   // Rule 1's bound on M * N goes from the return rules with its guard: a decode shape reaches
   // the taller tile for want of either.
-  CHECK(g.changes[2].rfind("new, before rule 2: rule 1's condition without its bounds on the "
-                           "width, M <= 128 and rule 2's condition -> its config",
+  CHECK(g.changes[2].rfind("new, before " + rule_reference(p, 1) + ": " + rule_reference(p, 0) +
+                               " without its bounds on the width, M <= 128 and " +
+                               rule_reference(p, 1) + " -> its config",
                            0) == 0);
-  CHECK(g.changes[3].rfind("new, before the default: rule 1's condition without its bounds on "
-                           "the width, M <= 128 -> its config",
+  CHECK(g.changes[3].rfind("new, before the default: " + rule_reference(p, 0) +
+                               " without its bounds on the width, M <= 128 -> its config",
                            0) == 0);
   REQUIRE(g.program.rules.size() == 4);
   CHECK(g.program.choose(at(1, 100000)) == narrow);
@@ -316,8 +320,9 @@ TEST_CASE("a rule each of whose training shapes fills two waves gets a floor at 
   REQUIRE(terms.size() == 3);
   CHECK(terms[2] == Comparison{Feature::tiles, CmpOp::ge, 132, 128, 128});
   REQUIRE(g.changes.size() == 2);
-  CHECK(g.changes[1] == "rule 1: and cdiv(M, 128) * cdiv(N, 128) >= 132 (each of its training "
-                        "shapes fills at least 2 waves of 132 units)");
+  CHECK(g.changes[1] == rule_reference(p, 0) +
+                            ": and cdiv(M, 128) * cdiv(N, 128) >= 132 (each of its training "
+                            "shapes fills at least 2 waves of 132 units)");
   for (const Shape& s : train)
     CHECK(g.program.choose(s) == p.choose(s));
   CHECK(p.choose(unseen) == p.rules[0].config);

@@ -63,7 +63,7 @@ public:
         },
         [&](const GuardDiversion& d) { return ctx.train_shapes[d.shape].weight; });
     PassReport r;
-    r.summary = v.summary();
+    r.summary = v.summary(&p);
     r.data = {{"folds", v.folds}, {"keep", v.keep}, {"keep_floor", v.keep_floor}};
     return r;
   }
