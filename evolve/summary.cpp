@@ -515,7 +515,8 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
     out += "Its rules were kept to the waves of their own tile that their training shapes fill "
            "(an unseen shape whose grid would spill into one more wave, or under a floor fill less "
            "than one, goes on to the later rules, save where a return rule gives it back; every "
-           "training shape keeps its config; --skip-pass wave-guards leaves them out, --no-guard-returns "
+           "training shape keeps its config; --skip-pass wave-guards leaves them out, "
+           "--no-guard-returns "
            "the return rules, --no-wave-floors the floors):\n";
     for (const std::string& line : guards)
       out += "  " + line + "\n";
