@@ -51,25 +51,37 @@ std::vector<Config> leaf_candidates(const std::vector<std::size_t>& which,
 
 /// The indices into hooks.space of its configs by their mean prior over the shapes `which`, best
 /// first; those that cannot run on one of them are left out.
-std::vector<std::size_t> prior_candidates(const std::vector<std::size_t>& which,
-                                          const ExploreHooks& hooks) {
-  if (hooks.space.empty() || !hooks.prior) return {};
-  std::vector<std::pair<double, std::size_t>> ranked;
-  ranked.reserve(hooks.space.size());
-  for (std::size_t k = 0; k < hooks.space.size(); ++k) {
-    double sum = 0;
-    for (std::size_t i : which)
-      sum += hooks.prior(i, k);
-    if (std::isfinite(sum)) ranked.emplace_back(sum, k);
+/// The configs of hooks.space whose prior summed over `which` is finite, least first (ties:
+/// the earlier), ranked lazily: a leaf mostly takes the first few of thousands.
+class PriorRanking {
+public:
+  PriorRanking(const std::vector<std::size_t>& which, const ExploreHooks& hooks) {
+    if (hooks.space.empty() || !hooks.prior) return;
+    ranked_.reserve(hooks.space.size());
+    for (std::size_t k = 0; k < hooks.space.size(); ++k) {
+      double sum = 0;
+      for (std::size_t i : which)
+        sum += hooks.prior(i, k);
+      if (std::isfinite(sum)) ranked_.emplace_back(sum, k);
+    }
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::size_t> out;
-  out.reserve(ranked.size());
-  for (const auto& [sum, k] : ranked)
-    out.push_back(k);
-  return out;
-}
+  std::size_t size() const { return ranked_.size(); }
+  /// The index into hooks.space of the `j`th ranked config (j < size()).
+  std::size_t at(std::size_t j) {
+    if (j >= sorted_) {
+      // (sum, index) is a total order: the first ones come out as a stable sort by sum puts them.
+      const std::size_t upto = std::min(ranked_.size(), std::max<std::size_t>(2 * j + 8, 16));
+      std::partial_sort(ranked_.begin() + std::ptrdiff_t(sorted_),
+                        ranked_.begin() + std::ptrdiff_t(upto), ranked_.end());
+      sorted_ = upto;
+    }
+    return ranked_[j].second;
+  }
+
+private:
+  std::vector<std::pair<double, std::size_t>> ranked_;
+  std::size_t sorted_ = 0; ///< ranked_[0, sorted_) is in its final order
+};
 
 } // namespace
 
@@ -88,19 +100,24 @@ ExploredLeaves explore_leaves(const std::vector<Shape>& shapes, const ExploreHoo
       if (leaf[l].empty()) continue;
       // The leaf's config, then the measured winners and the prior's choices in turn.
       const std::vector<Config> won = leaf_candidates(leaf[l], hooks, 2);
-      const std::vector<std::size_t> priored = prior_candidates(leaf[l], hooks);
-      // The candidates in turn, by address (the space holds thousands of configs per leaf).
-      std::vector<const Config*> order{l < tree.rules.size() ? &tree.rules[l].config
-                                                             : &tree.default_config};
-      order.reserve(1 + won.size() + priored.size());
-      for (std::size_t k = 0; k < std::max(won.size(), priored.size()); ++k) {
-        if (k < won.size()) order.push_back(&won[k]);
-        if (k < priored.size()) order.push_back(&hooks.space[priored[k]]);
-      }
+      PriorRanking priored(leaf[l], hooks);
+      // The candidates in turn: the leaf's config, then a measured winner and the prior's next
+      // choice, one of each in turn.
+      const Config& own = l < tree.rules.size() ? tree.rules[l].config : tree.default_config;
+      const std::size_t count = 1 + won.size() + priored.size();
+      std::size_t from_won = 0, from_prior = 0;
       int tried = 0;
       std::vector<Config> seen;
-      for (const Config* candidate : order) {
+      for (std::size_t n = 0; n < count; ++n) {
         if (tried >= per_leaf) break;
+        // n = 0: the leaf's own; then won[0], prior 0, won[1], prior 1, ... (either list may
+        // end first, the other goes on).
+        const Config* candidate = &own;
+        if (n > 0) {
+          const bool take_won =
+              from_won < won.size() && (from_won <= from_prior || from_prior >= priored.size());
+          candidate = take_won ? &won[from_won++] : &hooks.space[priored.at(from_prior++)];
+        }
         const Config& c = *candidate;
         if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
         seen.push_back(c);
