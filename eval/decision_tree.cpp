@@ -34,6 +34,9 @@ struct NodeSplit {
 
 struct Node {
   std::vector<std::size_t> items; ///< indices into the scorer's rows
+  /// Per feature, the items by (the feature's value, index): split children filter their
+  /// parent's lists instead of sorting again.
+  std::vector<std::vector<std::size_t>> sorted;
   Condition path;
   int config = -1;
   double cost = 0;
@@ -48,15 +51,23 @@ public:
   TreeFitter(const std::vector<Shape>& shapes, const std::vector<Config>& configs,
              const std::vector<Cost>& cost, const TreeOptions& o,
              const std::vector<double>& prior = {})
-      : shapes_(shapes), configs_(configs), o_(o), cols_(configs.size()), logt_(cost),
-        prior_(o.prior_shapes > 0 && !prior.empty() ? &prior : nullptr) {}
+      : shapes_(shapes), configs_(configs), o_(o), cols_(configs.size()), logt_(&cost),
+        prior_(o.prior_shapes > 0 && !prior.empty() ? &prior : nullptr) {
+    drop_dominated();
+    vals_.resize(o_.features.size());
+    for (std::size_t f = 0; f < o_.features.size(); ++f) {
+      vals_[f].reserve(shapes_.size());
+      for (const Shape& sh : shapes_)
+        vals_[f].push_back(o_.features[f].value_of(sh));
+    }
+  }
 
   /// Best config of `items` and its cost (with a prior, as TreeOptions::prior_shapes weighs it).
   std::pair<int, double> leaf(const std::vector<std::size_t>& items) const {
     std::vector<double> sum(cols_, 0.0);
     for (std::size_t i : items)
       for (std::size_t c = 0; c < cols_; ++c)
-        sum[c] += logt_[i * cols_ + c];
+        sum[c] += (*logt_)[i * cols_ + c];
     if (prior_ && !items.empty()) {
       const double k = o_.prior_shapes / double(items.size());
       for (std::size_t i : items)
@@ -77,7 +88,7 @@ public:
     std::vector<double> prefix(cols_), total(cols_, 0.0);
     for (std::size_t i : n.items)
       for (std::size_t c = 0; c < cols_; ++c)
-        total[c] += logt_[i * cols_ + c];
+        total[c] += (*logt_)[i * cols_ + c];
     // With a prior, its prefix and total sums too (empty without).
     std::vector<double> prefix_p, total_p;
     if (prior_) {
@@ -88,16 +99,14 @@ public:
           total_p[c] += (*prior_)[i * cols_ + c];
     }
     for (std::size_t f = 0; f < o_.features.size(); ++f) {
-      std::vector<std::pair<std::int64_t, std::size_t>> order;
-      for (std::size_t i : n.items)
-        order.push_back({o_.features[f].value_of(shape(i)), i});
-      std::sort(order.begin(), order.end());
+      const std::vector<std::size_t>& order = n.sorted[f];
+      const std::vector<std::int64_t>& value = vals_[f];
       std::fill(prefix.begin(), prefix.end(), 0.0);
       std::fill(prefix_p.begin(), prefix_p.end(), 0.0);
       for (std::size_t k = 0; k + 1 < m; ++k) {
-        const std::size_t i = order[k].second;
-        const auto* row = &logt_[i * cols_];
-        const bool cut = order[k].first != order[k + 1].first &&
+        const std::size_t i = order[k];
+        const auto* row = &(*logt_)[i * cols_];
+        const bool cut = value[i] != value[order[k + 1]] &&
                          k + 1 >= std::size_t(o_.min_leaf_shapes) &&
                          m - k - 1 >= std::size_t(o_.min_leaf_shapes);
         if (!cut) {
@@ -118,7 +127,7 @@ public:
           NodeSplit s;
           s.gain = gain;
           s.feature = f;
-          s.threshold = tree_threshold(o_.features[f], order[k].first, order[k + 1].first, o_);
+          s.threshold = tree_threshold(o_.features[f], value[i], value[order[k + 1]], o_);
           if (ahead) candidates.push_back(s);
           if (greedy_best) best = s;
         }
@@ -126,9 +135,9 @@ public:
     }
     if (ahead && best) best = look_ahead(n, *best, std::move(candidates));
     if (best) {
-      const Comparison& fc = o_.features[best->feature];
+      const std::vector<std::int64_t>& value = vals_[best->feature];
       for (std::size_t i : n.items)
-        (fc.value_of(shape(i)) <= best->threshold ? best->left : best->right).push_back(i);
+        (value[i] <= best->threshold ? best->left : best->right).push_back(i);
     }
     return best;
   }
@@ -190,10 +199,8 @@ public:
     double best_score = -1;
     for (std::size_t k = 0; k < candidates.size(); ++k) {
       const NodeSplit& s = candidates[k];
-      const Comparison& fc = o_.features[s.feature];
       Node l, r;
-      for (std::size_t i : n.items)
-        (fc.value_of(shape(i)) <= s.threshold ? l : r).items.push_back(i);
+      split_items(n, s.feature, s.threshold, l, r);
       double next = 0;
       for (Node* c : {&l, &r}) {
         c->cost = leaf(c->items).second;
@@ -214,6 +221,15 @@ public:
     std::vector<Node> leaves(1);
     leaves[0].items.resize(shapes_.size());
     std::iota(leaves[0].items.begin(), leaves[0].items.end(), std::size_t(0));
+    leaves[0].sorted.resize(o_.features.size());
+    for (std::size_t f = 0; f < o_.features.size(); ++f) {
+      const std::vector<std::int64_t>& value = vals_[f];
+      std::vector<std::size_t>& order = leaves[0].sorted[f];
+      order = leaves[0].items;
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return value[a] < value[b] || (value[a] == value[b] && a < b);
+      });
+    }
     std::tie(leaves[0].config, leaves[0].cost) = leaf(leaves[0].items);
     leaves[0].split = best_split(leaves[0]);
     if (each) each->push_back(program_of(leaves));
@@ -233,6 +249,7 @@ public:
       Comparison gt = le;
       gt.op = CmpOp::gt;
       Node l, r;
+      split_sorted(parent, split.feature, split.threshold, l, r);
       l.items = std::move(split.left);
       r.items = std::move(split.right);
       l.path = r.path = parent.path;
@@ -256,12 +273,120 @@ public:
   }
 
 private:
+  /// The items of `n` on each side of `threshold` of feature `f`, into `l` and `r` (items in
+  /// `n`'s order, and the per-feature sorted lists).
+  void split_items(const Node& n, std::size_t f, std::int64_t threshold, Node& l, Node& r) const {
+    const std::vector<std::int64_t>& value = vals_[f];
+    for (std::size_t i : n.items)
+      (value[i] <= threshold ? l : r).items.push_back(i);
+    split_sorted(n, f, threshold, l, r);
+  }
+  /// `n`'s sorted lists filtered into `l` and `r` by feature `f` against `threshold`.
+  void split_sorted(const Node& n, std::size_t f, std::int64_t threshold, Node& l, Node& r) const {
+    const std::vector<std::int64_t>& value = vals_[f];
+    std::size_t left = 0;
+    for (std::size_t i : n.items)
+      left += value[i] <= threshold;
+    l.sorted.resize(n.sorted.size());
+    r.sorted.resize(n.sorted.size());
+    for (std::size_t g = 0; g < n.sorted.size(); ++g) {
+      l.sorted[g].resize(left);
+      r.sorted[g].resize(n.items.size() - left);
+      std::size_t a = 0, b = 0;
+      for (std::size_t i : n.sorted[g])
+        if (value[i] <= threshold)
+          l.sorted[g][a++] = i;
+        else
+          r.sorted[g][b++] = i;
+    }
+  }
+
+  /// Drops the columns no subset of the items can prefer: a column d dominates c when its cost
+  /// is at most c's on every item (and its prior's too) and d comes first or is below c on every
+  /// item. A dominated column's sum over any items is then at least d's, so no split's children
+  /// cost less for it, and the first column of least sum (leaf) is never it: the tree is the same
+  /// to the bit. A full exhaustive table keeps a few hundred of thousands of configs (the
+  /// lecture's h100 table 207 of 4,184), and every split scans each kept column once per item.
+  void drop_dominated() {
+    const std::size_t n = shapes_.size();
+    // Below a million cells the splits cost less than the search for dominated columns.
+    constexpr std::size_t kPruneCells = std::size_t(1) << 20;
+    if (cols_ < 2 || n == 0 || n * cols_ < kPruneCells) return;
+    const std::vector<Cost>& t = *logt_;
+    std::vector<double> total(cols_, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < cols_; ++c)
+        total[c] += t[i * cols_ + c];
+    std::vector<std::size_t> order(cols_);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return total[a] < total[b] || (total[a] == total[b] && a < b);
+    });
+    const auto below = [&](std::size_t d, std::size_t c, bool& strict) {
+      strict = true;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double x = double(t[i * cols_ + d]), y = double(t[i * cols_ + c]);
+        if (!(x <= y)) return false; // also NaN: keep both
+        strict = strict && x < y;
+        if (prior_) {
+          const double px = (*prior_)[i * cols_ + d], py = (*prior_)[i * cols_ + c];
+          if (!(px <= py)) return false;
+          strict = strict && px < py;
+        }
+      }
+      return true;
+    };
+    std::vector<bool> dropped(cols_, false);
+    std::vector<std::size_t> live; // kept so far, in `order`
+    // Each column is held against the kept ones of least total only (a dominator has a total at
+    // most its own, and one of the first few usually is one): a column kept for want of a
+    // longer search costs time, never a different tree.
+    constexpr std::size_t kDominators = 32;
+    for (std::size_t c : order) {
+      bool gone = false;
+      for (std::size_t j = 0; j < live.size() && j < kDominators; ++j) {
+        const std::size_t d = live[j];
+        bool strict = false;
+        if (below(d, c, strict) && (d < c || strict)) {
+          gone = true;
+          break;
+        }
+      }
+      if (gone)
+        dropped[c] = true;
+      else
+        live.push_back(c);
+    }
+    if (live.size() == cols_) return;
+    for (std::size_t c = 0; c < cols_; ++c)
+      if (!dropped[c]) keep_.push_back(c);
+    const std::size_t k = keep_.size();
+    own_.resize(n * k);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < k; ++j)
+        own_[i * k + j] = t[i * cols_ + keep_[j]];
+    if (prior_) {
+      own_prior_.resize(n * k);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < k; ++j)
+          own_prior_[i * k + j] = (*prior_)[i * cols_ + keep_[j]];
+      prior_ = &own_prior_;
+    }
+    logt_ = &own_;
+    cols_ = k;
+  }
+
+  /// The config of column `c` of the cost table the fitter reads.
+  const Config& config_of(int c) const {
+    return configs_[keep_.empty() ? std::size_t(c) : keep_[std::size_t(c)]];
+  }
+
   /// The leaves as a simplified program: one rule per leaf but the last, the default.
   Program program_of(const std::vector<Node>& leaves) const {
     Program p;
     for (std::size_t k = 0; k + 1 < leaves.size(); ++k)
-      p.rules.push_back(Rule{leaves[k].path, configs_[std::size_t(leaves[k].config)]});
-    p.default_config = configs_[std::size_t(leaves.back().config)];
+      p.rules.push_back(Rule{leaves[k].path, config_of(leaves[k].config)});
+    p.default_config = config_of(leaves.back().config);
     return simplify(p);
   }
 
@@ -271,8 +396,15 @@ private:
   const std::vector<Config>& configs_;
   const TreeOptions& o_;
   std::size_t cols_ = 0;
-  const std::vector<Cost>& logt_;              ///< cost (weight x log time), items x configs
-  const std::vector<double>* prior_ = nullptr; ///< the prior, items x configs (nullptr: none)
+  const std::vector<Cost>* logt_;              ///< cost (weight x log time), items x columns
+  const std::vector<double>* prior_ = nullptr; ///< the prior, items x columns (nullptr: none)
+  /// With dominated columns dropped: the kept columns' configs (indices into configs_), and the
+  /// compacted tables logt_ and prior_ then point at. Empty: every column kept.
+  std::vector<std::size_t> keep_;
+  std::vector<Cost> own_;
+  std::vector<double> own_prior_;
+  /// Per feature, its value on every item.
+  std::vector<std::vector<std::int64_t>> vals_;
 };
 
 } // namespace
@@ -419,7 +551,7 @@ Program fit_decision_tree(const Scorer& train, const TreeOptions& options) {
   // A table too large to store in the time table (100k shapes: 50k training rows x 4184
   // configs, 1.7 GB in doubles) is held in floats, half the memory; every smaller one in
   // doubles, as before.
-  if (shapes.size() * t.configs().size() > kDenseCellLimit) {
+  if (shapes.size() * t.configs().size() > kFloatCostCells) {
     TreeOptions o = options;
     if (o.features.empty()) o.features = default_tree_features();
     const std::vector<float> cost = cost_table<float>(train);

@@ -17,9 +17,12 @@ namespace tv {
 /// The time of one cell of a computed table: a shape (row) and a config column.
 using CellTime = std::function<double(const Shape& shape, std::size_t column)>;
 
-/// Tables with more cells than this are computed on lookup instead of stored (32 M cells are
-/// 256 MB of doubles; 100k shapes x 4k configs would be 3.3 GB).
-inline constexpr std::size_t kDenseCellLimit = std::size_t(32) << 20;
+/// Tables with more cells than this are computed on lookup instead of stored (64 M cells are
+/// 512 MB of doubles: 10,000 shapes x 4,184 configs are stored, and the baselines read them
+/// without computing the model again; 100k shapes x 4k configs would be 3.3 GB).
+inline constexpr std::size_t kDenseCellLimit = std::size_t(64) << 20;
+/// A decision tree's cost table of more cells than this is held in floats (half the memory).
+inline constexpr std::size_t kFloatCostCells = std::size_t(32) << 20;
 /// How much of a computed table keeps the columns that were looked up.
 inline constexpr std::size_t kColumnCacheBytes = std::size_t(256) << 20;
 
