@@ -7,6 +7,7 @@ before landing (not in CI):
   python3 scripts/readme_figures.py --list           # the marked commands, with their cost
   python3 scripts/readme_figures.py --only baselines # the markers whose command matches
   python3 scripts/readme_figures.py --file docs/results/h200.md  # the markers of one page
+  python3 scripts/readme_figures.py --update         # rewrite the figures that moved (re-baseline)
 
 Exit status 0 when every figure matches, 1 when one differs or a command failed, 2 for a
 malformed marker or bad options. Standard library only.
@@ -290,6 +291,8 @@ def run(command):
 class Finding:
     line: int
     text: str
+    # For --update: (column start, column end, new text) of the figure on `line`.
+    edit: tuple = None
 
 
 def compare_block(marker, output):
@@ -314,11 +317,29 @@ def compare_block(marker, output):
         pos = match + 1
         q_numbers = numbers(quoted)
         o_numbers = numbers(out_lines[match])[:len(q_numbers)]
-        for (_, _, q), (_, _, o) in zip(q_numbers, o_numbers):
+        for (start, end, q), (_, _, o) in zip(q_numbers, o_numbers):
             figures += 1
             if not same_figure(q, o):
-                findings.append(Finding(line_no, f"{q} -> {o}  in {' '.join(quoted.split())!r}"))
+                findings.append(Finding(line_no, f"{q} -> {o}  in {' '.join(quoted.split())!r}",
+                                        (start, end, restyled(o, q))))
     return findings, figures
+
+
+def restyled(printed, quoted):
+    """The printed figure written as the quoted one is: its decimals, its sign, its thousands
+    separators.
+
+    >>> restyled("2.314", "+2.43"), restyled("113168", "113,168"), restyled("-0.5", "+1.0")
+    ('+2.31', '113,168', '-0.5')
+    """
+    v = value(printed)
+    d = decimals(quoted)
+    text = f"{abs(v):,.{d}f}" if "," in quoted else f"{abs(v):.{d}f}"
+    if v < 0:
+        text = ("−" if quoted.startswith("−") else "-") + text
+    elif quoted.startswith("+"):
+        text = "+" + text
+    return text
 
 
 def compare_checks(marker, output):
@@ -349,9 +370,13 @@ def compare_checks(marker, output):
             figures += 1
             quoted, printed = q.group(f"g{k}"), o.group(f"g{k}")
             if not same_figure(quoted, printed):
-                findings.append(Finding(line_of(q.start(f"g{k}")),
+                at = q.start(f"g{k}")
+                start = max(s for s, ln in starts if s <= at)
+                findings.append(Finding(line_of(at),
                                         f"{quoted} -> {printed}  in "
-                                        f"{' '.join(q.group().split())!r}"))
+                                        f"{' '.join(q.group().split())!r}",
+                                        (at - start, q.end(f"g{k}") - start,
+                                         restyled(printed, quoted))))
     return findings, figures
 
 
@@ -383,6 +408,10 @@ def main(argv):
     parser.add_argument("--only", metavar="PATTERN",
                         help="only the markers whose command matches this regular expression")
     parser.add_argument("--skip-slow", action="store_true", help="leave out markers marked slow")
+    parser.add_argument("--update", action="store_true",
+                        help="write every figure that differs as the command prints it now, in "
+                             "the quoted figure's style (decimals, sign, separators); quoted lines "
+                             "the output lacks are still reported, for a person to mend")
     parser.add_argument("--list", action="store_true",
                         help="list the marked commands with their estimated cost; run nothing")
     args = parser.parse_args(argv)
@@ -414,6 +443,8 @@ def main(argv):
             print(f"{where(of)}  [{'slow, ' if slow else ''}{cost}]  {command}")
         return 0
     failed = 0
+    paths = {name: path for path, name in files}
+    edits = {}  # (name, line) -> [(start, end, text)]
     for command in commands:
         print(f"$ {command}", flush=True)
         status, output, seconds = run(command)
@@ -429,7 +460,25 @@ def main(argv):
             print(f"  {marker.name}:{marker.line}: {figures} figures, {verdict} ({seconds:.1f} s)")
             for finding in findings:
                 print(f"    {marker.name}:{finding.line}: {finding.text}")
+                if args.update and finding.edit:
+                    edits.setdefault((marker.name, finding.line), []).append(finding.edit)
             failed += bool(findings)
+    if args.update and edits:
+        updated = 0
+        for name in {n for n, _ in edits}:
+            with open(paths[name], encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            for (n, line_no), changes in edits.items():
+                if n != name:
+                    continue
+                text = lines[line_no - 1]
+                for start, end, new in sorted(set(changes), reverse=True):
+                    text = text[:start] + new + text[end:]
+                    updated += 1
+                lines[line_no - 1] = text
+            with open(paths[name], "w", encoding="utf-8") as f:
+                f.write("\n".join(lines))
+        print(f"readme_figures: --update rewrote {updated} figures; run again to check")
     print(f"readme_figures: {len(commands)} commands in {len(files)} files, "
           f"{'every figure matches' if not failed else f'{failed} markers or commands failed'}")
     return 1 if failed else 0

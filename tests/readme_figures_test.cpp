@@ -75,6 +75,11 @@ TEST_CASE("readme figures: a stale figure in a page under docs/ is found with it
       tv::test::run_shell(kScript + " --file " + dir.at("docs/guide/page.md") + " 2>&1");
   CHECK(one.status == 1);
   CHECK(contains(one.out, "page.md:13: 2,114 -> 2003"));
+  // --update writes the printed figure in the quoted one's style; the check then passes.
+  const auto updated = tv::test::run_shell(tree + " --update 2>&1");
+  CHECK(contains(updated.out, "--update rewrote 1 figures"));
+  CHECK(tv::test::read_text(dir.at("docs/guide/page.md")) == fixture("2,003"));
+  CHECK(tv::test::run_shell(tree + " 2>&1").status == 0);
 }
 
 TEST_CASE("readme figures: a stale figure is reported with its line, a true one is not") {
