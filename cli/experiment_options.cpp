@@ -52,8 +52,7 @@ void add_race_batch_option(CLI::App& cmd, int& race_batch) {
                      "of its cap, and before that where a child's new training pairs would take "
                      "{:g}% or more of what is left, a child past the probe shapes is timed on its "
                      "new pairs this many at a time, in a fixed random order, and stopped once its "
-                     "parent surely beats it (2 standard errors past --probe-margin); what racing "
-                     "stopped is timed in full at the end where the cap leaves room; 0 = off",
+                     "parent surely beats it (2 standard errors past --probe-margin); 0 = off",
                      100 * kRaceFromCapShare, 100 * kRaceCostlyChildShare))
       ->check(integer_in(0, 1 << 20))
       ->capture_default_str();

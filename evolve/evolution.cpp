@@ -124,7 +124,7 @@ Evolution::Evolution(const Problem& problem, Mutator& mutator, EvolutionOptions 
   if (options_.database.islands < 1) throw InputError("there must be at least one island");
   if (options_.candidates < 1) throw InputError("candidates must be at least 1");
   for (const std::string& name : options_.skip_passes)
-    check_pass_name(name);
+    check_pass_name(name, true); // a run's own options may name a pass since retired
   options_ = with_backend_defaults(std::move(options_), problem);
   if (!(options_.rule_penalty < 1)) throw InputError("the rule penalty must be a fraction below 1");
 }

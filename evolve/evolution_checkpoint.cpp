@@ -97,9 +97,6 @@ void Evolution::write_checkpoint() {
   st["best_op"] = s.best_op;
   st["history"] = s.history.to_json();
   st["search_penalty"] = s.search_penalty;
-  st["raced"] = nlohmann::json::array();
-  for (const Program& p : s.raced)
-    st["raced"].push_back(print_program(p));
   if (s.search_done) {
     // The search stopped; the passes that ran, what they timed and the program they handed on.
     st["search_done"] = true;
@@ -175,24 +172,19 @@ void Evolution::load_checkpoint() {
   if (st.contains("history"))
     s.history = AttemptHistory::from_json(get_field<nlohmann::json>(st, "history", w));
   if (st.contains("search_penalty")) s.search_penalty = get_field<double>(st, "search_penalty", w);
-  s.raced.clear(); // checkpoints written before racing have none
-  if (st.contains("raced"))
-    for (const auto& text : get_field<std::vector<std::string>>(st, "raced", w)) {
-      const ParseResult pr = parse_program(text);
-      if (!pr.ok()) throw InputError(fmt::format("{}: a raced program does not parse", path));
-      s.raced.push_back(*pr.program);
-    }
+  // ("raced", the children racing stopped, in checkpoints written while race completion timed
+  // them after the search: nothing reads them now.)
   if (st.contains("search_done") && get_field<bool>(st, "search_done", w)) {
     s.search_done = true;
     s.stop_reason = get_field<std::string>(st, "stop_reason", w);
     for (const auto& report : get_field<nlohmann::json>(st, "passes", w)) {
       s.pass_reports.push_back(PassReport::from_json(report, "checkpoint: passes"));
-      check_pass_name(s.pass_reports.back().name);
+      check_pass_name(s.pass_reports.back().name, true);
     }
     const nlohmann::json runs = get_field<nlohmann::json>(st, "pass_runs", w);
     if (!runs.is_object()) throw InputError(fmt::format("{}: 'pass_runs' is not an object", path));
     for (const auto& [pass, count] : runs.items()) {
-      check_pass_name(pass);
+      check_pass_name(pass, true);
       s.ledger.restore(pass, get_field<long long>(runs, pass.c_str(), w));
     }
     if (st.contains("returned"))

@@ -80,9 +80,6 @@ struct Evolution::State {
   /// The kernel-run cap and what each pass after the search timed (its total is
   /// counters.kernel_runs).
   KernelLedger ledger{counters.kernel_runs, 0};
-  /// Children racing stopped (stage race_reject), in order: timed in full at the end when a
-  /// kernel-run cap leaves room (Evolution::complete_raced).
-  std::vector<Program> raced;
   /// True once the search stopped (stop_reason says why): a resumed run goes on with the passes.
   bool search_done = false;
   /// The reports of the passes that ran, and the program they handed on (checkpointed: a

@@ -44,8 +44,7 @@ void Evolution::run_passes(EvolutionResult& r) {
                   .ledger = s.ledger,
                   .train_shapes = s.train_shapes,
                   .db = s.db,
-                  .lineage = s.lineage,
-                  .raced = s.raced};
+                  .lineage = s.lineage};
   r.passes = run_pipeline(ctx, result, s.pass_reports,
                           [&](const std::vector<PassReport>& reports, const ReturnedProgram& now) {
                             s.pass_reports = reports;

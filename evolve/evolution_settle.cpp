@@ -96,7 +96,6 @@ void Evolution::trial(Trial& t, const Candidate& parent) {
       late ? 0 : (long long)std::ceil(kRaceCostlyChildShare * double(left_now));
   Evaluation& ev = t.ev;
   ev = s.eval.evaluate(child, ref, left_now, left_now >= 0 ? &parent.program : nullptr, race_from);
-  if (ev.stage == Stage::race_reject) s.raced.push_back(child);
   if (ev.stage != Stage::static_reject) s.behaviours.insert(decisions);
   t.stage = ev.stage;
   t.reason = ev.reason;

@@ -113,12 +113,6 @@ const nlohmann::json* refit_data(const EvolutionResult& r) {
   return p && p->data.value("folds", 0) > 0 ? &p->data : nullptr;
 }
 
-/// The raced children race completion timed in full.
-long long raced_completed(const EvolutionResult& r) {
-  const PassReport* p = ran(r, "race-completion");
-  return p ? p->data.value("completed", 0LL) : 0;
-}
-
 } // namespace
 
 std::string test_gaps_text(const Problem& problem, const EvolutionResult& r,
@@ -173,9 +167,7 @@ nlohmann::json summary_json(const Problem& problem, const EvolutionResult& r,
                {"exploration", pass_summary(r, "leaf-exploration")},
                {"exploration_kernel_runs", pass_runs(r, "leaf-exploration")}};
   if (const nlohmann::json* sampled = sampled_data(r)) j["sampled_sizes"] = *sampled;
-  j["racing"] = {{"stopped", r.counters.race_reject},
-                 {"completed", raced_completed(r)},
-                 {"completion_kernel_runs", pass_runs(r, "race-completion")}};
+  j["racing"] = {{"stopped", r.counters.race_reject}};
   if (const nlohmann::json* refit = refit_data(r)) j["refit_validation"] = *refit;
   j["passes"] = nlohmann::json::array();
   for (const PassReport& p : r.passes)
@@ -469,12 +461,6 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
       out += "  " + line + "\n";
     out += "\n";
   }
-  if (const long long completed = raced_completed(r); completed > 0)
-    out += fmt::format("Racing stopped {} on a sample of the new training pairs; {} of them "
-                       "timed in full at the end, within the kernel-run cap ({}), so a refit of "
-                       "the run's measurements sees their pairs too.\n\n",
-                       counted(r.counters.race_reject, "child", "children"), thousands(completed),
-                       counted(pass_runs(r, "race-completion"), "kernel run", "kernel runs"));
   out += model_prior_text(r);
   if (const nlohmann::json* refit = refit_data(r); refit && refit->at("tree_chosen").get<bool>()) {
     const nlohmann::json& v = *refit;

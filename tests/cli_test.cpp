@@ -434,6 +434,13 @@ TEST_CASE("cli: evolve polishes the result's leaf configs, unless that pass is s
   check_splits_flag("--skip-pass leaf-polish");
 }
 
+TEST_CASE("cli: a retired pass cannot be skipped") {
+  const Run refused = run("evolve --gpu h100 --budget 50 --skip-pass race-completion", true);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.find("the pass 'race-completion' was retired") != std::string::npos);
+  CHECK(run("evolve --help").out.find("race-completion") == std::string::npos);
+}
+
 TEST_CASE("cli: evolve spends what the search left of the cap on leaf exploration, unless that "
           "pass is skipped") {
   const std::string args = "evolve --backend table:" TILEVOLVE_SOURCE_DIR
@@ -699,7 +706,7 @@ TEST_CASE(
   // A pass name --skip-pass does not know is refused with the names it knows.
   const Run bad = run("evolve --skip-pass leaf-polsh", true);
   CHECK(bad.status == 2);
-  CHECK(bad.out.find("no pass is named 'leaf-polsh' (the passes: race-completion,") !=
+  CHECK(bad.out.find("no pass is named 'leaf-polsh' (the passes: sampled-sizes,") !=
         std::string::npos);
 }
 

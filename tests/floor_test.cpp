@@ -90,7 +90,6 @@ TEST_CASE("floor: a result whose estimate is below the vendor library's gives wa
     shapes.push_back(p->shape(row));
   const ProgramDatabase db{DatabaseOptions{}};
   const Lineage lineage;
-  const std::vector<Program> raced;
   const EvolutionOptions options;
   PassContext ctx{.problem = *p,
                   .options = options,
@@ -98,8 +97,7 @@ TEST_CASE("floor: a result whose estimate is below the vendor library's gives wa
                   .ledger = ledger,
                   .train_shapes = shapes,
                   .db = db,
-                  .lineage = lineage,
-                  .raced = raced};
+                  .lineage = lineage};
   std::vector<PassReport> done;
   ctx.done = &done;
   // The result is the expert: the library's figure, fitted on nothing, is above it.

@@ -88,7 +88,7 @@ TEST_CASE("summary_gaps_cli: the text summary names the shapes, and says nothing
 TEST_CASE("summary_gaps_cli: splits counts the runs one test shape alone puts below the tree") {
   std::string args = kRandomToTimm;
   args.replace(0, std::string("evolve").size(), "splits");
-  args.replace(args.find(" --seed 1"), std::string(" --seed 1").size(), " --splits 1 --seeds 5");
+  args.replace(args.find(" --seed 1"), std::string(" --seed 1").size(), " --splits 1 --seeds 10");
   const Run j = run(args + " --json");
   REQUIRE(j.status == 0);
   const auto d = nlohmann::json::parse(j.out);

@@ -6,8 +6,8 @@
 ///
 /// Map: this file is the interface (PassReport, ReturnedProgram, PassContext, Pass); the
 /// ledger is kernel_ledger.hpp; the list and the loop are pipeline.hpp; each pass is one file
-/// of this folder named after it (race_completion.cpp, ..., wave_guards.cpp), wrapping the
-/// algorithm it runs (evolve/leaf_polish.hpp and the like), which knows nothing of passes.
+/// of this folder named after it (sampled_sizes.cpp, ..., floor.cpp), wrapping the algorithm it
+/// runs (evolve/leaf_explore.hpp and the like), which knows nothing of passes.
 #include "eval/cascade.hpp"
 #include "eval/problem.hpp"
 #include "evolve/database.hpp"
@@ -66,7 +66,6 @@ struct PassContext {
   const std::vector<Shape>& train_shapes; ///< in problem.train_rows order
   const ProgramDatabase& db;
   const Lineage& lineage;
-  const std::vector<Program>& raced; ///< children racing stopped, in order
   /// The reports of the passes before this one (run_pipeline sets it).
   const std::vector<PassReport>* done = nullptr;
 

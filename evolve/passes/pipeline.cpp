@@ -11,7 +11,6 @@
 namespace tv {
 
 // Each pass's file defines its factory.
-std::unique_ptr<Pass> race_completion_pass();
 std::unique_ptr<Pass> sampled_sizes_pass();
 std::unique_ptr<Pass> leaf_exploration_pass();
 std::unique_ptr<Pass> leaf_polish_pass();
@@ -22,17 +21,17 @@ std::unique_ptr<Pass> wave_guards_pass();
 std::unique_ptr<Pass> floor_pass();
 
 const std::vector<std::unique_ptr<Pass>>& pipeline_passes() {
-  // The order is the design: race completion first, before anything reads the run's
-  // measurements; sampled sizes chooses among the database's programs before the leaves are
-  // explored and polished; refit validation compares a refitted tree with the polished program;
+  // The order is the design: sampled sizes chooses among the database's programs before the
+  // leaves are explored and polished; refit validation compares a tree refitted on the explored
+  // measurements with the polished program;
   // thresholds are placed before the guards (guarded first, placement would move thresholds
   // around the guards, and unseen shapes fared worse), and guard validation judges the guards
   // wave-guards adds; the floor comes last, so that what it returns is returned as it is.
   static const std::vector<std::unique_ptr<Pass>> passes = [] {
     std::vector<std::unique_ptr<Pass>> p;
-    for (auto make : {race_completion_pass, sampled_sizes_pass, leaf_exploration_pass,
-                      leaf_polish_pass, refit_validation_pass, threshold_placement_pass,
-                      guard_validation_pass, wave_guards_pass, floor_pass})
+    for (auto make :
+         {sampled_sizes_pass, leaf_exploration_pass, leaf_polish_pass, refit_validation_pass,
+          threshold_placement_pass, guard_validation_pass, wave_guards_pass, floor_pass})
       p.push_back(make());
     return p;
   }();
@@ -52,8 +51,16 @@ std::vector<std::string> pass_names() {
   return out;
 }
 
-void check_pass_name(const std::string& name) {
-  if (find_pass(name)) return;
+bool retired_pass(std::string_view name) {
+  return name == "race-completion";
+}
+
+void check_pass_name(const std::string& name, bool allow_retired) {
+  if (find_pass(name) || (allow_retired && retired_pass(name))) return;
+  if (retired_pass(name))
+    throw InputError(fmt::format("the pass '{}' was retired (it did not move the protocol "
+                                 "panel; docs: the pipeline): there is nothing to skip",
+                                 name));
   std::string names;
   for (const std::string& n : pass_names())
     names += (names.empty() ? "" : ", ") + n;

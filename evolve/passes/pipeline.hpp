@@ -21,9 +21,12 @@ const std::vector<std::unique_ptr<Pass>>& pipeline_passes();
 const Pass* find_pass(std::string_view name);
 /// Every pass's name, in pipeline order.
 std::vector<std::string> pass_names();
-/// Throws InputError naming `name` (with the closest pass name, when one is close) unless it is
-/// a pass of the pipeline.
-void check_pass_name(const std::string& name);
+/// True for the name of a pass that was retired (race-completion): runs written
+/// with it still resume, and it runs no more.
+bool retired_pass(std::string_view name);
+/// Throws InputError naming `name` unless it is a pass of the pipeline (or, with
+/// `allow_retired`, a retired one, as a run's own options and checkpoint may name).
+void check_pass_name(const std::string& name, bool allow_retired = false);
 
 /// Runs the pipeline on `result`. `done` holds the reports of passes that already ran (a
 /// resumed run's, restored with `result` as they left it): those are not run again. After each
