@@ -12,7 +12,7 @@
 // values (natural thresholds, moves among legal values), context (Op, Edit, Ctx, positions in
 // the parent), configs (closed-space moves, repair, design, tweaks), the operators
 // (local_ops: tweak, targeted, threshold; structure_ops: split, delete, crossover;
-// measured_ops: refit, waves, adopt) and reply (the SEARCH/REPLACE block and the prose).
+// measured_ops: refit, waves) and reply (the SEARCH/REPLACE block and the prose).
 #include "evolve/mock_llm.hpp"
 
 #include "eval/replay_backend.hpp"
@@ -62,7 +62,6 @@ std::vector<std::pair<Op, double>> op_weights(const Ctx& x) {
       {Op::del, n == 0 ? 0.0 : 0.05 + 0.03 * double(n > 6 ? n - 6 : 0)},
       {Op::crossover, x.request.inspiration_texts.empty() ? 0.0 : 0.05},
       {Op::refit, x.options.refit_weight * (measured ? 1.0 : 0.0)},
-      {Op::adopt, x.options.adopt_weight * (measured ? 1.0 : 0.0)},
       {Op::waves, n >= mock::kMaxRules || !feedback ? 0.0 : x.options.waves_weight},
   };
 }

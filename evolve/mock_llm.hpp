@@ -32,8 +32,6 @@ struct MockLlmOptions {
   std::vector<Feature> split_features{Feature::M};
   /// Weight of the refit operator (regroup the shapes from the run's measurements; 0 = off).
   double refit_weight = 0.12;
-  /// Weight of the adopt operator (a rule takes a config measured fastest on one of its shapes).
-  double adopt_weight = 0.0;
   /// Weight of the waves operator (a rule for shapes whose grid is under a wave, smaller tile).
   double waves_weight = 0.25;
   int refit_min_leaves = 1, refit_max_leaves = 10; ///< leaves of a refit tree (drawn uniformly)

@@ -1,7 +1,6 @@
 // The mock LLM's operators that read what a run has measured: refit (regroup the shapes into a
-// small tree of measured configs), waves (a rule for grids under one wave) and adopt (a rule
-// takes a config measured fastest on one of its shapes). Their feedback here comes from the
-// analytic h100 table of the lecture shapes, as the cascade would send it.
+// small tree of measured configs) and waves (a rule for grids under one wave). Their feedback here
+// comes from the analytic h100 table of the lecture shapes, as the cascade would send it.
 #include "evolve/mock_llm.hpp"
 #include "ir/diff.hpp"
 #include "ir/text.hpp"
@@ -83,11 +82,10 @@ std::vector<Config> configs_of(const Program& p) {
 
 } // namespace
 
-TEST_CASE("mock_llm: refit, waves and adopt apply cleanly and use what was measured") {
+TEST_CASE("mock_llm: refit and waves apply cleanly and use what was measured") {
   const Problem& p = lecture_problem("h100");
   const Gpu& g = gpu("h100");
   MockLlmOptions o;
-  o.adopt_weight = 0.1; // off by default: switched on to test it
   MockLlm llm(g, o);
   const std::vector<ShapeFeedback> fb = feedback_for(p.expert, 8);
   std::set<Config> measured;
@@ -133,20 +131,9 @@ TEST_CASE("mock_llm: refit, waves and adopt apply cleanly and use what was measu
         CHECK((long long)rule.config.BM * rule.config.BN < (long long)before.BM * before.BN);
       }
       CHECK(found);
-    } else if (prop.reply.op == "adopt") {
-      // One config changed, to one measured on a shape of its rule.
-      const auto before = configs_of(p.expert), after = configs_of(child);
-      REQUIRE(before.size() == after.size());
-      int changed = 0;
-      for (std::size_t i = 0; i < before.size(); ++i)
-        if (before[i] != after[i]) {
-          ++changed;
-          CHECK(measured.count(after[i]) == 1);
-        }
-      CHECK(changed == 1);
     }
   }
-  for (const char* op : {"refit", "waves", "adopt"})
+  for (const char* op : {"refit", "waves"})
     CHECK_MESSAGE(ops[op] > 10, op);
   // The lecture expert leaves a lot on the table: most refits from the table's best configs
   // beat it on its own training shapes.
@@ -189,17 +176,15 @@ TEST_CASE("mock_llm: refits on many training shapes may have more leaves, one pe
   CHECK(MockLlmOptions{}.refit_shapes_per_leaf == 80);
 }
 
-TEST_CASE("mock_llm: without measured configs refit and adopt never apply") {
+TEST_CASE("mock_llm: without measured configs refit never applies") {
   const Problem& p = lecture_problem("h100");
   MockLlmOptions o;
-  o.adopt_weight = 0.5;
   MockLlm llm(gpu("h100"), o);
   std::vector<ShapeFeedback> fb = feedback_for(p.expert, 0);
   for (std::uint64_t seed = 0; seed < 300; ++seed) {
     const MutationRequest r = request_for(p.expert, seed, fb);
     const MutationReply reply = llm.propose(r);
     CHECK(reply.op != "refit");
-    CHECK(reply.op != "adopt");
   }
 }
 

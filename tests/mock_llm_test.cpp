@@ -166,8 +166,7 @@ TEST_CASE("mock_llm: names and operators") {
   CHECK(full.name() == "mock-llm");
   CHECK(small.name() == "mock-llm (one-field)");
   CHECK(full.operators() == std::vector<std::string>{"tweak", "targeted", "threshold", "split",
-                                                     "delete", "crossover", "refit", "adopt",
-                                                     "waves"});
+                                                     "delete", "crossover", "refit", "waves"});
   CHECK(small.operators() == std::vector<std::string>{"tweak", "threshold"});
 }
 
@@ -235,7 +234,7 @@ TEST_CASE("mock_llm: every operator appears and every reply applies cleanly") {
       ++total;
       changed += *child != parent;
     }
-    // Without feedback the operators that read it (refit, adopt, waves) cannot apply; they
+    // Without feedback the operators that read it (refit, waves) cannot apply; they
     // have a test of their own below.
     for (const std::string op : {"tweak", "targeted", "threshold", "split", "delete", "crossover"})
       CHECK_MESSAGE(ops[op] > 20, op);
@@ -636,7 +635,6 @@ TEST_CASE("mock_llm: with a closed space every config it writes comes from the l
     CHECK(no_edit < 200); // about 7%
     if (!one_field) {
       CHECK(ops.size() >= 6);   // the feedback's shapes also let the waves operator apply
-      CHECK(ops["adopt"] == 0); // off by default
       CHECK(ops["refit"] == 0); // no measured configs in this feedback
       CHECK(ops["tweak"] > 100);
       CHECK(ops["targeted"] > 100);

@@ -274,7 +274,7 @@ TEST_CASE("split_study: range splits, one per feature and end, from the binary")
                                         "2>/dev/null");
   REQUIRE(text.status == 0);
   CHECK(text.out.find("over 2 range splits") != std::string::npos);
-  CHECK(text.out.find("testing on the other end") != std::string::npos);
+  CHECK(tv::test::unwrapped(text.out).find("testing on the other end") != std::string::npos);
   // More than the eight pairs would count some twice: refused.
   const auto nine = tv::test::run_shell(std::string(TILEVOLVE_BINARY) +
                                         " splits --split range --splits 9 --budget 10 2>&1");

@@ -30,6 +30,23 @@ inline ShellResult run_shell(const std::string& line) {
   return r;
 }
 
+/// `text` with every run of whitespace (line breaks of wrapped paragraphs included) as one space:
+/// a phrase found in it does not depend on where the report wrapped, e.g. on a path's length.
+inline std::string unwrapped(const std::string& text) {
+  std::string out;
+  bool space = false;
+  for (const char c : text) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 /// Checks that `line` (its stderr folded into its output) exits with `status` and says `says`.
 inline void check_refused(const std::string& line, const std::string& says, int status = 2) {
   const ShellResult r = run_shell(line + " 2>&1");

@@ -24,8 +24,6 @@ std::string_view op_name(Op op) {
     return "crossover";
   case Op::refit:
     return "refit";
-  case Op::adopt:
-    return "adopt";
   case Op::waves:
     return "waves";
   }

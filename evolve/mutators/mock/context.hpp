@@ -22,11 +22,10 @@ namespace tv::mock {
 inline constexpr std::size_t kMaxRules = 12;
 
 /// The mock's edit operators (MockLlm::operators() lists their names).
-enum class Op { tweak, targeted, threshold, split, del, crossover, refit, adopt, waves };
+enum class Op { tweak, targeted, threshold, split, del, crossover, refit, waves };
 /// Every operator, in the order MockLlm::operators() lists them.
-inline constexpr std::array<Op, 9> kAllOps{Op::tweak, Op::targeted, Op::threshold,
-                                           Op::split, Op::del,      Op::crossover,
-                                           Op::refit, Op::adopt,    Op::waves};
+inline constexpr std::array<Op, 8> kAllOps{Op::tweak, Op::targeted,  Op::threshold, Op::split,
+                                           Op::del,   Op::crossover, Op::refit,     Op::waves};
 
 /// The operator's name as a reply reports it ("tweak", ..., "delete" for Op::del, ...).
 std::string_view op_name(Op op);

@@ -1,4 +1,4 @@
-// Operators that read the run's measurements: refit, waves, adopt.
+// Operators that read the run's measurements: refit, waves.
 #include "eval/problem.hpp"
 #include "evolve/mutators/mock/configs.hpp"
 #include "evolve/mutators/mock/operators.hpp"
@@ -128,29 +128,6 @@ std::optional<Edit> op_waves(Ctx& x) {
                        "rule `if {}` with {}",
                        f->shape.label(), grid_tiles(f->shape, cur), cur.BM, cur.BN, units,
                        print_condition(rule.condition), cfg->brief());
-  return e;
-}
-
-std::optional<Edit> op_adopt(Ctx& x) {
-  Edit e{x.parent, {}, nullptr};
-  const std::size_t t = pick_target(x, &e.focus, 0.7);
-  const int decider = t < x.parent.rules.size() ? int(t) : -1;
-  const Config& cur = config_at(x.parent, t);
-  std::vector<const ShapeFeedback*> mine;
-  for (const ShapeFeedback& f : x.request.feedback)
-    if (x.parent.deciding_rule(f.shape) == decider && !f.measured.empty()) mine.push_back(&f);
-  if (mine.empty()) return std::nullopt;
-  const ShapeFeedback* f =
-      e.focus && x.parent.deciding_rule(e.focus->shape) == decider ? e.focus : x.rng.pick(mine);
-  std::vector<Config> options;
-  for (const auto& [secs, c] : f->measured)
-    if (c != cur && options.size() < 3) options.push_back(c);
-  if (options.empty()) return std::nullopt;
-  const Config next = x.rng.pick(options);
-  e.focus = f;
-  e.note = fmt::format("{} for {}, the config measured fastest on {}: {}", next.brief(),
-                       where(x.parent, t), f->shape.label(), describe_change(cur, next));
-  config_at(e.child, t) = next;
   return e;
 }
 

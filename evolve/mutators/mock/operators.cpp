@@ -18,8 +18,6 @@ std::optional<Edit> apply_op(Ctx& x, Op op) {
     return op_crossover(x);
   case Op::refit:
     return op_refit(x);
-  case Op::adopt:
-    return op_adopt(x);
   case Op::waves:
     return op_waves(x);
   }

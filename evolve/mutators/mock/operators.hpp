@@ -34,9 +34,6 @@ std::optional<Edit> op_refit(Ctx& x);
 /// output is as small), with a smaller tile (the fastest smaller one measured on the shape, or
 /// the block halved along its longer side).
 std::optional<Edit> op_waves(Ctx& x);
-/// Gives a rule one of the configs measured fastest on one of its shapes, so the next
-/// evaluation times that config on every shape the rule decides.
-std::optional<Edit> op_adopt(Ctx& x);
 
 /// The edit operator `op` builds (op_tweak for Op::tweak, ...); nullopt when it cannot apply.
 std::optional<Edit> apply_op(Ctx& x, Op op);
