@@ -417,7 +417,12 @@ EvolutionResult Evolution::loop() {
     if (!s.stop_reason.empty()) break;
     if (stop_request_ && stop_request_()) {
       // Between two batches, as a periodic checkpoint: a resume goes on from here.
+      // The interrupted event follows the checkpoint (a resume truncates it away): a page
+      // watching the run says at once that it stopped and can go on.
       if (!dir_.empty()) write_checkpoint();
+      if (s.events)
+        s.events->write(
+            {{"event", "interrupted"}, {"programs", s.done}, {"best_train", s.best.score}});
       throw InterruptedError(s.done, s.best.score);
     }
     long long count = std::min<long long>(options_.batch, options_.budget - s.done);

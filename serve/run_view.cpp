@@ -116,6 +116,7 @@ void RunView::reset_events() {
   bests_.clear();
   result_.reset();
   ended_ = false;
+  interrupted_ = false;
   end_ = json::object();
   devices_.reset();
 }
@@ -228,6 +229,8 @@ void RunView::apply(const json& e) {
     total_.kernel_runs += count_field(e, "kernel_runs").value_or(0);
   } else if (*kind == "start") {
     start_ = scalars(e, {"seed", "budget", "mutator", "train_shapes", "test_shapes"});
+  } else if (*kind == "interrupted") {
+    interrupted_ = true;
   } else if (*kind == "end") {
     ended_ = true;
     end_ = scalars(e, {"programs", "stop", "best_id", "best_train", "kernel_runs"});
@@ -312,6 +315,7 @@ std::size_t RunView::held_program_bytes() const {
 
 std::string RunView::status(double live_seconds) const {
   if (ended_) return "finished";
+  if (interrupted_) return "interrupted";
   for (const auto age : {events_age(), file_age_seconds(dir_ / "checkpoint.json")})
     if (age && *age < live_seconds) return "running";
   return "stopped";

@@ -62,8 +62,9 @@ public:
   const std::string& name() const { return name_; }
   /// The run directory.
   const std::filesystem::path& dir() const { return dir_; }
-  /// "finished" (the end event was read), "running" (a run file changed in the last
-  /// `live_seconds`) or "stopped".
+  /// "finished" (the end event was read), "interrupted" (stopped by a signal, checkpointed:
+  /// `--resume` goes on), "running" (a run file changed in the last `live_seconds`) or
+  /// "stopped" (no file changed since: killed, or its machine went away).
   std::string status(double live_seconds = 10) const;
   /// Bytes of new_best program texts held: the latest best's only, however many there were.
   std::size_t held_program_bytes() const;
@@ -113,6 +114,7 @@ private:
   std::vector<BestPoint> bests_;
   std::optional<BestPoint> result_; ///< from the "result" event (not a point of the timeline)
   bool ended_ = false;
+  bool interrupted_ = false; ///< an interrupted event was read (a resume truncates it away)
   nlohmann::json end_ = nlohmann::json::object();
   DeviceView devices_; ///< a measured run's devices and poison pairs
 

@@ -412,52 +412,61 @@ TEST_CASE("dashboard in a browser: the page of a run in progress advances until 
   const tv::test::TmpdirOverride tmpdir((work / "tmp").string()); // Chromium's temp dirs too
   const fs::path runs = work / "runs";
   // The server and the browser first (starting Chromium takes seconds on a loaded machine),
-  // then a run with a budget it cannot reach in its 20 seconds: it ends on the wall time.
+  // then a run with a budget it does not reach: the test ends it with SIGTERM once the page
+  // has followed it, so nothing here waits on wall time (every wait below is a deadline for
+  // a loaded machine, not a duration the test relies on).
   fs::create_directories(runs);
   Server server(runs, work / "serve.log");
   tv::test::Browser b(tools->chromium, tools->chromedriver, work);
   tv::test::Process run({TILEVOLVE_BINARY, "evolve", "--gpu", "h100", "--quiet", "--budget",
-                         "100000000", "--max-seconds", "20", "--checkpoint-every", "2000", "--out",
+                         "100000000", "--checkpoint-every", "2000", "--out",
                          (runs / "live").string()},
                         (work / "evolve.log").string());
-  for (int i = 0; i < 400 && !fs::exists(runs / "live" / "events.ndjson"); ++i)
+  for (int i = 0; i < 2400 && !fs::exists(runs / "live" / "events.ndjson"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   b.go(server.url + "/run/live?poll=250");
   REQUIRE(b.wait_until(
-      "return window.tvDashboard.updates > 0 && window.tvDashboard.last.programs > 0"));
+      "return window.tvDashboard.updates > 0 && window.tvDashboard.last.programs > 0", 120));
   const auto programs = [&] {
     return number_in(b.eval("return document.getElementById('programs').textContent;"));
   };
   const long long first = programs();
   const json first_x = b.eval("const d = Chart.getChart('chart-progress').data.datasets[0].data;"
                               "return d[d.length - 1].x;");
-  // While the run goes on, the page says so. (A run still going after the read was going at
-  // the page's last poll; on a loaded machine the page may first show a run already ended.)
-  const json status = b.eval("return document.getElementById('status').textContent;");
-  if (!run.exited()) CHECK(status == "running");
+  // The run cannot end before the test stops it: the page says it runs.
+  REQUIRE(!run.exited());
+  CHECK(b.wait_until("return document.getElementById('status').textContent === 'running';", 60));
   // The page advances by itself as the run writes events.
   REQUIRE(b.wait_until(fmt::format("return Number(document.getElementById('programs')"
                                    ".textContent.replace(/,/g, '')) > {} + 100;",
                                    first),
-                       15));
-  // The progress chart follows (a wait: on a loaded machine it may be drawn a refresh later).
+                       120));
+  // The progress chart follows (on a loaded machine it may be drawn a refresh later).
   CHECK(b.wait_until(fmt::format("const d = Chart.getChart('chart-progress').data.datasets[0]"
                                  ".data; return d[d.length - 1].x > {};",
                                  first_x.get<long long>()),
-                     15));
+                     60));
   CHECK(b.eval("return document.getElementById('best-program').textContent.startsWith("
                "'def choose(M, N, K):');") == true);
-  // The run stops on its wall time; the page says so.
-  REQUIRE(b.wait_until("return document.getElementById('status').textContent === "
-                       "'finished (wall time)';",
-                       30));
-  CHECK(run.wait(90) == 0); // it writes summary.json after its end event (slowly when sanitized)
-  const json summary = json::parse(tv::test::read_text((runs / "live" / "summary.json").string()));
+  // SIGTERM: the run stops between two batches, checkpointed, and says so in its events; the
+  // page shows it interrupted (not finished, and not "stopped" ten seconds later) with the
+  // programs of its checkpoint.
+  CHECK(run.stop(SIGTERM, 300) == 128 + SIGTERM);
+  const auto checkpoint =
+      json::parse(tv::test::read_text((runs / "live" / "checkpoint.json").string()));
+  REQUIRE(
+      b.wait_until("return document.getElementById('status').textContent === 'interrupted';", 60));
+  const std::string events = tv::test::read_text((runs / "live" / "events.ndjson").string());
+  const auto last_line = events.substr(events.rfind('\n', events.size() - 2) + 1);
+  const json interrupted = json::parse(last_line);
+  CHECK(interrupted["event"] == "interrupted");
   REQUIRE(b.wait_until(fmt::format("return Number(document.getElementById('programs')"
                                    ".textContent.replace(/,/g, '')) === {};",
-                                   summary["programs"].get<long long>()),
-                       10));
+                                   interrupted["programs"].get<long long>()),
+                       60));
   CHECK(programs() > first);
+  // The checkpoint holds the programs the event reports: a resume goes on from there.
+  CHECK(checkpoint["state"]["done"] == interrupted["programs"]);
 }
 
 } // namespace dashboard_browser_test

@@ -88,6 +88,14 @@ TEST_CASE("evolve interrupt: SIGTERM checkpoints the search where it stood and -
   const auto cp = nlohmann::json::parse(tv::test::read_text(out + "/checkpoint.json"));
   CHECK(cp["state"]["done"] == stopped_at);
   CHECK_FALSE(std::filesystem::exists(out + "/summary.json"));
+  // The event stream ends on the interruption, after the checkpoint's offset (which a resume
+  // truncates to).
+  const std::string events = tv::test::read_text(out + "/events.ndjson");
+  const std::size_t cut = events.rfind('\n', events.size() - 2) + 1;
+  const auto last = nlohmann::json::parse(events.substr(cut));
+  CHECK(last["event"] == "interrupted");
+  CHECK(last["programs"] == stopped_at);
+  CHECK(cp["state"]["events_offset"].get<std::size_t>() == cut);
   // Resumed, it ends where the run never stopped ends.
   const auto resumed = run_json("evolve --resume " + out);
   std::string plain_args;
@@ -100,6 +108,7 @@ TEST_CASE("evolve interrupt: SIGTERM checkpoints the search where it stood and -
   CHECK(resumed["train"] == plain["train"]);
   CHECK(resumed["test"] == plain["test"]);
   CHECK(resumed["counters"] == plain["counters"]);
+  CHECK(tv::test::read_text(out + "/events.ndjson").find("\"interrupted\"") == std::string::npos);
 }
 
 TEST_CASE("evolve interrupt: without --out, SIGINT stops the run and says that nothing was "

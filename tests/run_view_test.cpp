@@ -314,6 +314,29 @@ TEST_CASE("run view: a run in progress is followed, and a resume's truncation st
   CHECK(fresh.state()["counters"] == s["counters"]);
 }
 
+TEST_CASE("run view: an interrupted run says so until a resume truncates the event away") {
+  const test::ScratchDir scratch("tilevolve_run_view_test");
+  const fs::path dir = temp_dir(scratch, "interrupted");
+  fs::create_directories(dir);
+  fs::copy_file(finished_run() / "config.json", dir / "config.json");
+  const auto lines = lines_of(tv::test::read_text((finished_run() / "events.ndjson").string()));
+  const std::size_t half = lines.size() / 2;
+  write_lines(dir / "events.ndjson", lines, 0, half);
+  RunView v(dir, "interrupted");
+  v.update();
+  CHECK(v.state()["status"] == "running");
+  std::ofstream(dir / "events.ndjson", std::ios::app)
+      << R"({"event":"interrupted","programs":7,"best_train":1.5})"
+      << "\n";
+  v.update();
+  CHECK(v.state()["status"] == "interrupted");
+  CHECK(v.state()["end"].is_null());
+  // --resume truncates the stream to the checkpoint (before the event) and goes on.
+  write_lines(dir / "events.ndjson", lines, 0, half);
+  v.update();
+  CHECK(v.state()["status"] == "running");
+}
+
 TEST_CASE("run view: run files that are symlinks to outside the run directory are not read") {
   const test::ScratchDir scratch("tilevolve_run_view_test");
   const fs::path dir = temp_dir(scratch, "linked");
