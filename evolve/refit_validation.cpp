@@ -11,6 +11,12 @@
 #include <map>
 #include <tuple>
 
+// The charge-by-shape figures of cost-complexity are array code: xtensor here, in the .cpp, so
+// no header carries its compile cost.
+#include <xtensor/xmath.hpp>
+#include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
+
 namespace tv {
 
 std::vector<std::vector<std::size_t>> deal_folds(std::vector<std::size_t> rows, int k,
@@ -188,24 +194,18 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
   if (top_charge > 0)
     for (int j = 0; j <= 80; ++j)
       charges.push_back(1.01 * top_charge * std::pow(10.0, (j - 80) / 20.0));
-  // Per charge, per shape: the weighted held-out log speedup of its fold's tree.
-  const auto held_out = [&](std::size_t a) {
-    std::vector<double> v(feedback.size(), 0.0);
+  // Per charge (row), per shape (column): the weighted held-out log speedup of its fold's tree;
+  // a charge's figure is its row's sum.
+  xt::xtensor<double, 2> per_shape = xt::zeros<double>({charges.size(), feedback.size()});
+  for (std::size_t a = 0; a < charges.size(); ++a)
     for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
       const int l = charged_size(fit_sums[fold], charges[a]);
       for (std::size_t i : dealt[fold])
-        v[i] = std::max(0.0, feedback[i].shape.weight) * out.held_out_log[std::size_t(l - 1)][i];
+        per_shape(a, i) =
+            std::max(0.0, feedback[i].shape.weight) * out.held_out_log[std::size_t(l - 1)][i];
     }
-    return v;
-  };
-  std::vector<std::vector<double>> per_shape;
-  std::vector<double> figure;
-  for (std::size_t a = 0; a < charges.size(); ++a) {
-    per_shape.push_back(held_out(a));
-    figure.push_back(0.0);
-    for (double v : per_shape.back())
-      figure.back() += v;
-  }
+  const xt::xtensor<double, 1> figure_sums = xt::sum(per_shape, {1});
+  const std::vector<double> figure(figure_sums.begin(), figure_sums.end());
   // Of the charges with the best figure, the largest (the smallest trees), moved to the middle
   // of the run of charges next to it that score the same (a geometric middle on this grid).
   std::size_t chosen = middle_of_best(figure);
@@ -215,17 +215,16 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
     // per-shape differences' sum), and of those the one whose trees did best on the folds at
     // the extremes: the folds cannot tell these sizes apart on shapes like the training ones,
     // and the extreme folds say which carries over past the training shapes' range.
-    const std::vector<double>& best = per_shape[chosen];
-    const double n = double(best.size());
+    const double n = double(feedback.size());
+    // Per charge: the paired differences from the best charge, shape by shape, summed and
+    // squared-summed.
+    const xt::xtensor<double, 2> d = xt::view(per_shape, chosen, xt::all()) - per_shape;
+    const xt::xtensor<double, 1> sums = xt::sum(d, {1});
+    const xt::xtensor<double, 1> sums2 = xt::sum(d * d, {1});
     std::vector<double> score(charges.size(), -std::numeric_limits<double>::infinity());
     out.close_charges = 0;
     for (std::size_t a = 0; a < charges.size(); ++a) {
-      double sum = 0, sum2 = 0;
-      for (std::size_t i = 0; i < best.size(); ++i) {
-        const double d = best[i] - per_shape[a][i];
-        sum += d;
-        sum2 += d * d;
-      }
+      const double sum = sums(a), sum2 = sums2(a);
       const double var = n > 1 ? std::max(0.0, (sum2 - sum * sum / n) / (n - 1)) : 0.0;
       if (sum > std::sqrt(var * n) + 1e-12) continue;
       ++out.close_charges;
