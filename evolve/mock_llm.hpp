@@ -39,18 +39,12 @@ struct MockLlmOptions {
   /// refit_max_leaves (0 = never more than refit_max_leaves).
   int refit_shapes_per_leaf = 80;
   double refit_min_penalty = 1.1, refit_max_penalty = 1.6; ///< assumed unmeasured slowdown
-  /// Chance each feature takes part in a refit: 1, every refit may split on all of them (at 0.6,
-  /// the default until a later stop, refits without the grid features split on M and generalized
-  /// worse on the lecture's NVIDIA profiles; README, "Refit features: all of them").
-  double refit_feature_chance = 1.0;
   double refit_bootstrap = 0.5; ///< chance a refit fits on a random 80% of the shapes
-  /// Chance a refit puts its thresholds at round values (whole and half waves of the GPU for
-  /// tile counts, powers of two otherwise) instead of halfway between training values.
-  double refit_round = 1.0;
-  /// The features a refit may split on (each with refit_feature_chance; all of them when the draw
-  /// leaves none). The order breaks ties: where two features split the training shapes the same
-  /// way, the tree takes the earlier one, so the output size and the tile counts (how the grid
-  /// fills the GPU, what decides an unseen shape's config) come before M.
+  /// The features every refit may split on (drawing a subset per refit, as an earlier knob did,
+  /// generalized worse: docs/notebook, "Refit features: all of them"). The order breaks ties: where
+  /// two features split the training shapes the same way, the tree takes the earlier one, so the
+  /// output size and the tile counts (how the grid fills the GPU, what decides an unseen shape's
+  /// config) come before M.
   std::vector<Comparison> refit_features{
       Comparison{Feature::MN}, Comparison{Feature::tiles, CmpOp::le, 0, 64, 64},
       Comparison{Feature::tiles, CmpOp::le, 0, 128, 128}, Comparison{Feature::M}};

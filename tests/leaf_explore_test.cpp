@@ -209,8 +209,8 @@ TEST_CASE("leaf_explore: without a cap it never takes the run past 4% of exhaust
   CHECK(uncapped_explore_limit(100000, 4000) == 0);
   CHECK(uncapped_explore_limit(100000, 9000) == 0);
   CHECK(uncapped_explore_limit(50, 0) == 0); // less than one kernel run
-  // A run where the ceiling binds (mi300x, lecture split seed 72, seed 4: its search and
-  // sampled sizes time 3.7% of exhaustive tuning): exploration times up to 4%, not 1% more (the
+  // A run where the ceiling binds (mi300x, lecture split seed 72, seed 2: its search and
+  // sampled sizes time 3.0% of exhaustive tuning): exploration times up to 4%, not 1% more (the
   // steps after it, polish and guard validation, are counted apart).
   ProblemSpec spec;
   spec.gpu = "mi300x";
@@ -219,7 +219,7 @@ TEST_CASE("leaf_explore: without a cap it never takes the run past 4% of exhaust
   MockLlm m(p->gpu);
   EvolutionOptions o;
   o.budget = 2000;
-  o.seed = 4;
+  o.seed = 2;
   const EvolutionResult r = Evolution(*p, m, o).run();
   const double exhaustive = double(r.exhaustive_train_runs);
   const long long explored = r.pass("leaf-exploration")->kernel_runs;

@@ -30,12 +30,10 @@ RefitChoice draw_refit_choice(Ctx& x) {
                                                     std::size_t(kMaxTreeLeaves))));
   choice.max_leaves = int(x.rng.uniform_int(o.refit_min_leaves, most));
   choice.min_leaf_shapes = int(x.rng.uniform_int(1, 3));
-  if (x.rng.chance(o.refit_round)) choice.units = x.gpu.units;
+  choice.units = x.gpu.units; // thresholds at whole and half waves, powers of two otherwise
   choice.penalty =
       o.refit_min_penalty + (o.refit_max_penalty - o.refit_min_penalty) * x.rng.uniform01();
-  for (const Comparison& f : o.refit_features)
-    if (x.rng.chance(o.refit_feature_chance)) choice.features.push_back(f);
-  if (choice.features.empty()) choice.features = o.refit_features;
+  choice.features = o.refit_features;
   if (x.request.model_prior) choice.model = &x.gpu;
   return choice;
 }
