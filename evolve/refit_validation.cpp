@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -131,7 +132,24 @@ struct FoldSums {
 
 /// The fold sums of the trees refitted on `feedback` without the shapes of `hold` (`choice`'s
 /// `use` is overwritten); empty when the fit has fewer than `max_leaves` trees.
-FoldSums fold_sums(const std::vector<ShapeFeedback>& feedback, RefitChoice& choice,
+/// Calls `body(i)` for i in [0, n), on the OpenMP threads (one thread inside another parallel
+/// region, e.g. a split study's runs): each call writes only its own results, so the outcome
+/// is the serial one. The first exception a call throws is rethrown here, after the loop.
+template <class Body> void for_each_index(std::size_t n, Body body) {
+  std::exception_ptr failed;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      body(i);
+    } catch (...) {
+#pragma omp critical(tv_refit_validation_failure)
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+}
+
+FoldSums fold_sums(const std::vector<ShapeFeedback>& feedback, RefitChoice choice,
                    const std::vector<std::size_t>& hold, int max_leaves) {
   const std::size_t n = feedback.size();
   choice.use.assign(n, true);
@@ -270,13 +288,15 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
   out.folds = kg;
   // Per fold, the trees of 1 to max_leaves leaves from one fit on the other folds.
   choice.max_leaves = max_leaves;
-  std::vector<std::vector<Program>> trees;
-  for (const auto& held : dealt) {
-    choice.use.assign(n, true);
-    for (std::size_t i : held)
-      choice.use[i] = false;
-    trees.push_back(refit_sequence(feedback, choice));
-  }
+  // The folds' fits are independent: side by side.
+  std::vector<std::vector<Program>> trees(dealt.size());
+  for_each_index(dealt.size(), [&](std::size_t fold) {
+    RefitChoice c = choice;
+    c.use.assign(n, true);
+    for (std::size_t i : dealt[fold])
+      c.use[i] = false;
+    trees[fold] = refit_sequence(feedback, c);
+  });
   std::vector<bool> held(n);
   // Per fold, per leaf count: the tree's weighted sum over the shapes it was fitted on.
   std::vector<std::vector<double>> fit_sums(dealt.size(),
@@ -323,10 +343,13 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
   choice.use.assign(n, true);
   const std::vector<Program> full = refit_sequence(feedback, choice);
   if (full.size() != std::size_t(max_leaves)) return out;
+  std::vector<FoldSums> each(extremes.size());
+  for_each_index(extremes.size(), [&](std::size_t x) {
+    each[x] = fold_sums(feedback, choice, extremes[x], max_leaves);
+  });
   std::vector<FoldSums> extreme_sums;
-  for (const auto& hold : extremes)
-    if (FoldSums x = fold_sums(feedback, choice, hold, max_leaves); !x.held.empty())
-      extreme_sums.push_back(std::move(x));
+  for (FoldSums& x : each)
+    if (!x.held.empty()) extreme_sums.push_back(std::move(x));
   choose_by_complexity(out, feedback, dealt, fit_sums, full, choice.penalty, weight_total,
                        extreme_sums);
   return out;

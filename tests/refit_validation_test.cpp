@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <omp.h>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace refit_validation_test {
@@ -242,6 +243,38 @@ TEST_CASE("refit validation: the extreme folds choose among the charges within o
   // Without cost-complexity there is no charge to choose: no extreme folds.
   CHECK(validate_refit(two_regimes(40), {.max_leaves = 8, .folds = 5, .seed = 1, .extremes = true})
             .extreme_folds == 0);
+}
+
+TEST_CASE("refit validation: the folds fitted side by side give the serial result") {
+  // Every fold's fit and every extreme fold's runs on the OpenMP threads; each writes only its
+  // own slot, so one thread and two give the same validation, field by field.
+  const int threads = omp_get_max_threads();
+  for (const auto& fb : {two_regimes(40), coin_flips(60, 7)}) {
+    const RefitValidationOptions o{.max_leaves = 8,
+                                   .folds = 5,
+                                   .seed = 3,
+                                   .lookahead = 10,
+                                   .complexity = true,
+                                   .extremes = true};
+    omp_set_num_threads(1);
+    const RefitValidation one = validate_refit(fb, o);
+    omp_set_num_threads(2);
+    const RefitValidation two = validate_refit(fb, o);
+    omp_set_num_threads(threads);
+    REQUIRE(one.folds == 5);
+    CHECK(two.folds == one.folds);
+    CHECK(two.held_out == one.held_out);
+    CHECK(two.held_out_log == one.held_out_log);
+    CHECK(two.optimism == one.optimism);
+    CHECK(two.best_leaves == one.best_leaves);
+    CHECK(two.best_held_out == one.best_held_out);
+    CHECK(two.lookahead == one.lookahead);
+    CHECK(two.leaf_charge == one.leaf_charge);
+    CHECK(two.charged_log == one.charged_log);
+    CHECK(two.extreme_folds == one.extreme_folds);
+    CHECK(two.close_charges == one.close_charges);
+    CHECK(two.folds_best_leaves == one.folds_best_leaves);
+  }
 }
 
 TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of them stop it") {
