@@ -13,7 +13,6 @@
 #include "evolve/mock_llm.hpp"
 #include "ir/rng.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -62,13 +61,7 @@ int main(int argc, char** argv) {
                             fmt::format("tilevolve_bench_{}_shapes_{}.csv", n, ::getpid()))
                                .string();
   std::ofstream(path) << shape_csv(n);
-  using Clock = std::chrono::steady_clock;
-  auto t = Clock::now();
-  const auto lap = [&] {
-    const double s = std::chrono::duration<double>(Clock::now() - t).count();
-    t = Clock::now();
-    return s;
-  };
+  tv::bench::Laps laps;
   tv::ProblemSpec spec;
   spec.gpu = "h100";
   spec.shapes = path;
@@ -76,12 +69,12 @@ int main(int argc, char** argv) {
   std::filesystem::remove(path);
   fmt::print("bench_large_problem: {} shapes x {} configs ({} table): problem loaded in {:.1f} s, "
              "peak RSS {:.0f} MB\n",
-             n, p->table->configs().size(), p->table->dense() ? "stored" : "computed", lap(),
+             n, p->table->configs().size(), p->table->dense() ? "stored" : "computed", laps.lap(),
              peak_rss_mb());
   const auto baselines = tv::compute_baselines(*p->train, *p->test, p->expert, p->backend.get());
   fmt::print("bench_large_problem: baselines in {:.1f} s (oracle {:.1f}% on test), peak RSS "
              "{:.0f} MB\n",
-             lap(), 100 * baselines.back().test.fraction_of_oracle, peak_rss_mb());
+             laps.lap(), 100 * baselines.back().test.fraction_of_oracle, peak_rss_mb());
   tv::MockLlm mutator(p->gpu, tv::mock_options_for(*p, {}));
   tv::EvolutionOptions o;
   o.budget = budget;
@@ -89,7 +82,7 @@ int main(int argc, char** argv) {
   fmt::print(
       "bench_large_problem: evolution of {} programs in {:.1f} s (best train {:.3f}x; "
       "{} kernel runs, {} of them polishing leaves), peak RSS {:.0f} MB (target < 1024 MB)\n",
-      r.programs, lap(), r.best.score, r.counters.kernel_runs, r.pass("leaf-polish")->kernel_runs,
-      peak_rss_mb());
+      r.programs, laps.lap(), r.best.score, r.counters.kernel_runs,
+      r.pass("leaf-polish")->kernel_runs, peak_rss_mb());
   return tv::bench::report("bench_large_problem", {{"peak RSS", peak_rss_mb(), 1024, true, "MB"}});
 }

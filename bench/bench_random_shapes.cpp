@@ -39,25 +39,20 @@ int main(int argc, char** argv) {
   std::vector<double> totals;
   for (int rep = 0; rep < repeats; ++rep) {
     const auto start = Clock::now();
-    auto t = start;
-    const auto lap = [&] {
-      const double s = std::chrono::duration<double>(Clock::now() - t).count();
-      t = Clock::now();
-      return s;
-    };
+    tv::bench::Laps laps;
     tv::ProblemSpec spec;
     spec.gpu = "h100";
     spec.shapes = path;
     auto p = tv::load_problem(spec);
-    const double load = lap();
+    const double load = laps.lap();
     tv::MockLlm mutator(p->gpu, tv::mock_options_for(*p, {}));
     tv::EvolutionOptions o;
     o.budget = budget;
     const tv::EvolutionResult r = tv::Evolution(*p, mutator, o).run();
-    const double evolution = lap();
+    const double evolution = laps.lap();
     const auto baselines = tv::compute_baselines(*p->train, *p->test, p->expert, p->backend.get(),
                                                  p->spec.tree_leaves);
-    const double base = lap();
+    const double base = laps.lap();
     double passes = 0;
     std::string slow;
     for (const tv::PassReport& pass : r.passes) {

@@ -2,6 +2,7 @@
 /// A benchmark's target and its verdict: each benchmark prints one line per target, "met" or
 /// "MISSED", and exits with status 1 when any target was missed (CI does not run the
 /// benchmarks; a person does, and a missed target must not pass unnoticed).
+#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
 #include <string>
@@ -35,6 +36,21 @@ inline int exit_status(const std::vector<Target>& targets) {
     if (!met(t)) return 1;
   return 0;
 }
+
+/// A stopwatch of consecutive laps: each lap() is the seconds since the last one (or since
+/// construction).
+class Laps {
+public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 /// Prints each target's verdict line (prefixed by `bench`) and returns exit_status.
 inline int report(const std::string& bench, const std::vector<Target>& targets) {

@@ -1,8 +1,7 @@
 #include "evolve/guard_validation.hpp"
 
-#include "ir/text.hpp"
-
 #include "ir/plural.hpp"
+#include "ir/text.hpp"
 #include "ir/wave_guards.hpp"
 
 #include <algorithm>

@@ -49,8 +49,6 @@ std::vector<Config> leaf_candidates(const std::vector<std::size_t>& which,
   return out;
 }
 
-/// The indices into hooks.space of its configs by their mean prior over the shapes `which`, best
-/// first; those that cannot run on one of them are left out.
 /// The configs of hooks.space whose prior summed over `which` is finite, least first (ties:
 /// the earlier), ranked lazily: a leaf mostly takes the first few of thousands.
 class PriorRanking {

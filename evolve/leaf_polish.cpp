@@ -1,8 +1,7 @@
 #include "evolve/leaf_polish.hpp"
 
-#include "ir/text.hpp"
-
 #include "ir/plural.hpp"
+#include "ir/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,10 +23,6 @@ namespace {
 /// The config of leaf `i` of `p`: rule i, or the default for i == rules.size().
 Config& config_at(Program& p, std::size_t i) {
   return i < p.rules.size() ? p.rules[i].config : p.default_config;
-}
-
-std::string leaf_name(const Program& p, std::size_t i) {
-  return rule_reference(p, i);
 }
 
 } // namespace
@@ -65,7 +60,7 @@ PolishedLeaves polish_leaves(const Program& p, const std::vector<Config>& space,
       }
       if (!best) continue;
       out.changes.push_back(fmt::format(
-          "{} ({}): {} -> {}, {:.2f}% faster there", leaf_name(out.program, i),
+          "{} ({}): {} -> {}, {:.2f}% faster there", rule_reference(out.program, i),
           counted((long long)leaf[i].size(), "training shape", "training shapes"), from.brief(),
           best->brief(), 100 * std::expm1((*now - best_cost) / weight[i])));
       config_at(out.program, i) = *best;

@@ -130,8 +130,6 @@ struct FoldSums {
   std::vector<double> fitted, held;
 };
 
-/// The fold sums of the trees refitted on `feedback` without the shapes of `hold` (`choice`'s
-/// `use` is overwritten); empty when the fit has fewer than `max_leaves` trees.
 /// Calls `body(i)` for i in [0, n), on the OpenMP threads (one thread inside another parallel
 /// region, e.g. a split study's runs): each call writes only its own results, so the outcome
 /// is the serial one. The first exception a call throws is rethrown here, after the loop.
@@ -149,6 +147,8 @@ template <class Body> void for_each_index(std::size_t n, Body body) {
   if (failed) std::rethrow_exception(failed);
 }
 
+/// The fold sums of the trees refitted on `feedback` (with `choice`, its `use` replaced) without
+/// the shapes of `hold`; empty when the fit has fewer than `max_leaves` trees.
 FoldSums fold_sums(const std::vector<ShapeFeedback>& feedback, RefitChoice choice,
                    const std::vector<std::size_t>& hold, int max_leaves) {
   const std::size_t n = feedback.size();

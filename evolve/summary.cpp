@@ -406,10 +406,11 @@ std::string brief_summary_text(const Problem& problem, const EvolutionResult& r,
                      print_program(r.best_simplified));
   out += chosen_line(r);
   if (r.mutator_stats.is_object() && r.mutator_stats.contains("total")) {
-    const nlohmann::json& t = r.mutator_stats["total"];
+    const nlohmann::json& total = r.mutator_stats["total"];
     const auto count = [&](const char* key) {
-      return t.contains(key) && t[key].is_number_integer() ? thousands(t[key].get<long long>())
-                                                           : std::string("?");
+      return total.contains(key) && total[key].is_number_integer()
+                 ? thousands(total[key].get<long long>())
+                 : std::string("?");
     };
     out +=
         fmt::format("LLM: {} requests, {} tokens ({} prompt + {} completion).\n", count("requests"),
@@ -502,8 +503,7 @@ std::string summary_text(const Problem& problem, const EvolutionResult& r,
            "(an unseen shape whose grid would spill into one more wave, or under a floor fill less "
            "than one, goes on to the later rules, save where a return rule gives it back; every "
            "training shape keeps its config; --skip-pass wave-guards leaves them out, "
-           "--no-guard-returns "
-           "the return rules, --no-wave-floors the floors):\n";
+           "--no-guard-returns the return rules, --no-wave-floors the floors):\n";
     for (const std::string& line : guards)
       out += "  " + line + "\n";
     out += "\n";
