@@ -387,7 +387,7 @@ private:
     for (std::size_t k = 0; k + 1 < leaves.size(); ++k)
       p.rules.push_back(Rule{leaves[k].path, config_of(leaves[k].config)});
     p.default_config = config_of(leaves.back().config);
-    return simplify(p);
+    return o_.simplified ? simplify(p) : p;
   }
 
   const Shape& shape(std::size_t i) const { return shapes_[i]; }

@@ -39,6 +39,10 @@ struct TreeOptions {
   /// weighed. A leaf of few shapes leans on the prior where its own costs hardly differ; a
   /// large one hardly at all.
   double prior_shapes = 0;
+  /// True: each tree is returned simplified (ir/simplify.hpp). False: as grown, one rule per
+  /// leaf but the last: the same config for every shape, for callers that only evaluate the
+  /// trees (simplifying is most of a small fit's time).
+  bool simplified = true;
 };
 
 /// The threshold t (a <= t < b) `o` puts between neighbouring training values a < b of `f`.

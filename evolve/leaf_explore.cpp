@@ -55,13 +55,16 @@ class PriorRanking {
 public:
   PriorRanking(const std::vector<std::size_t>& which, const ExploreHooks& hooks) {
     if (hooks.space.empty() || !hooks.prior) return;
-    ranked_.reserve(hooks.space.size());
-    for (std::size_t k = 0; k < hooks.space.size(); ++k) {
-      double sum = 0;
-      for (std::size_t i : which)
-        sum += hooks.prior(i, k);
-      if (std::isfinite(sum)) ranked_.emplace_back(sum, k);
+    // Row by row (each config's sum adds the shapes in the same order as one at a time would).
+    std::vector<double> sum(hooks.space.size(), 0.0);
+    for (std::size_t i : which) {
+      const double* row = hooks.prior(i);
+      for (std::size_t k = 0; k < sum.size(); ++k)
+        sum[k] += row[k];
     }
+    ranked_.reserve(sum.size());
+    for (std::size_t k = 0; k < sum.size(); ++k)
+      if (std::isfinite(sum[k])) ranked_.emplace_back(sum[k], k);
   }
   std::size_t size() const { return ranked_.size(); }
   /// The index into hooks.space of the `j`th ranked config (j < size()).

@@ -28,10 +28,11 @@ struct ExploreHooks {
   /// leaves no room for them (nothing timed).
   std::function<bool(const Config& c, const std::vector<std::size_t>& which)> time;
   /// The configs a leaf may try besides the measured ones (empty: only those) and a prior on
-  /// each: prior(i, k) is the expected log slowdown of space[k] on training shape i against
-  /// the fastest of the space (+infinity: it cannot run there). Optional.
+  /// each: prior(i)[k] is the expected log slowdown of space[k] on training shape i against
+  /// the fastest of the space (+infinity: it cannot run there), prior(i) a row of space.size()
+  /// values that stays valid during the call. Optional.
   std::vector<Config> space;
-  std::function<double(std::size_t i, std::size_t k)> prior;
+  std::function<const double*(std::size_t i)> prior;
 };
 
 /// What explore_leaves did.

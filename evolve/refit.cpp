@@ -297,6 +297,7 @@ std::vector<Program> fit(MeasuredTableCache& cache, const RefitChoice& choice, b
   o.features = choice.features;
   o.round_thresholds_units = choice.units;
   o.lookahead = choice.lookahead;
+  o.simplified = choice.simplified;
   if (view) o.prior_shapes = kModelPriorShapes;
   if (each) return fit_tree_sequence(shapes, t.configs, cost, o, prior);
   return {fit_tree(shapes, t.configs, cost, o, prior)};

@@ -33,6 +33,8 @@ struct RefitChoice {
   /// The device whose analytic model may weigh in on the leaves' configs (see the file
   /// comment); not owned, read during the call only. nullptr: the measurements alone.
   const Gpu* model = nullptr;
+  /// TreeOptions::simplified: false for trees that are only evaluated (choose), never shown.
+  bool simplified = true;
 };
 
 /// The least Kendall tau between the model's and the measured times at which a refit leans on

@@ -280,6 +280,7 @@ RefitValidation cross_validate(const std::vector<ShapeFeedback>& feedback, int m
   choice.features = default_tree_features();
   choice.lookahead = lookahead;
   choice.model = model;
+  choice.simplified = false; // every tree here is only evaluated
   out.lookahead = lookahead;
   double weight_total = 0;
   for (const ShapeFeedback& f : feedback)

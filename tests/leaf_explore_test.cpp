@@ -106,11 +106,13 @@ TEST_CASE("leaf_explore: the prior ranks the configs no shape measured, per leaf
                p3 = cfg(64, 64, 32, 4, 2, 8);
   ExploreHooks h = b.hooks();
   h.space = {p3, p1, p2};
-  h.prior = [&](std::size_t i, std::size_t k) {
-    if (k == 0) return i == 3 ? std::numeric_limits<double>::infinity() : 0.5;
+  std::vector<std::vector<double>> rows;
+  for (std::size_t i = 0; i < b.shapes.size(); ++i) {
     const bool small_m = b.shapes[i].M <= 64;
-    return k == 1 ? (small_m ? 0.0 : 1.0) : (small_m ? 1.0 : 0.0);
-  };
+    rows.push_back({i == 3 ? std::numeric_limits<double>::infinity() : 0.5, small_m ? 0.0 : 1.0,
+                    small_m ? 1.0 : 0.0});
+  }
+  h.prior = [&](std::size_t i) { return rows[i].data(); };
   const ExploredLeaves e = explore_leaves(b.shapes, h, 2, 1);
   // Two configs per leaf that need timing: the prior's first two (p3 is left out on the large
   // leaf, where one shape cannot run it).

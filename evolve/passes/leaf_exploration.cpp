@@ -82,8 +82,7 @@ public:
     };
     const std::vector<std::vector<double>> prior =
         analytic_prior(problem, ctx.train_shapes, hooks.space);
-    if (!hooks.space.empty())
-      hooks.prior = [&](std::size_t i, std::size_t k) { return prior[i][k]; };
+    if (!hooks.space.empty()) hooks.prior = [&](std::size_t i) { return prior[i].data(); };
     r.summary = explore_leaves(ctx.train_shapes, hooks).summary();
     return r;
   }
