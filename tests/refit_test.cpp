@@ -88,6 +88,24 @@ TEST_CASE("fit_tree_sequence: the tree of L leaves is fit_tree with max_leaves L
     }
     CHECK(each[0].rules.empty());
     CHECK(each[7].rules.size() > each[1].rules.size());
+    // Unsimplified: one rule per leaf but the last, the same config for every shape.
+    TreeOptions grown = o;
+    grown.simplified = false;
+    const auto raw = fit_tree_sequence(shapes, configs, cost, grown);
+    REQUIRE(raw.size() == 8);
+    for (int leaves = 1; leaves <= 8; ++leaves) {
+      const Program& r = raw[std::size_t(leaves - 1)];
+      CHECK(r.rules.size() == std::size_t(leaves - 1));
+      for (const Shape& s : shapes)
+        CHECK(r.choose(s) == each[std::size_t(leaves - 1)].choose(s));
+      for (std::int64_t m = 1; m <= 1 << 14; m *= 3) {
+        Shape unseen; // sizes between and past the training ones
+        unseen.M = m;
+        unseen.N = 3000 + 700 * (m % 11);
+        unseen.K = 100 + 900 * (m % 7);
+        CHECK(r.choose(unseen) == each[std::size_t(leaves - 1)].choose(unseen));
+      }
+    }
   }
   // Growth that stops early (two shapes: one split at most) pads with the last tree.
   const std::vector<Shape> two(shapes.begin(), shapes.begin() + 2);
