@@ -4,6 +4,7 @@
 #include "evolve/refit.hpp"
 #include "ir/hash.hpp"
 #include "ir/rng.hpp"
+#include "ir/training_range.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -227,6 +228,7 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
   // Of the charges with the best figure, the largest (the smallest trees), moved to the middle
   // of the run of charges next to it that score the same (a geometric middle on this grid).
   std::size_t chosen = middle_of_best(figure);
+  const std::size_t best = chosen;
   out.folds_best_leaves = charged_size(full_sums, charges[chosen]);
   if (!extremes.empty()) {
     // The charges whose figure is within one standard error of the best (of the paired
@@ -256,13 +258,38 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
   out.complexity = true;
   out.leaf_charge = charges[chosen] / weight_total;
   out.best_leaves = charged_size(full_sums, charges[chosen]);
-  out.best_held_out = std::exp(figure[chosen] / weight_total);
-  out.charged_log.assign(feedback.size(), 0.0);
-  for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
-    const int l = charged_size(fit_sums[fold], charges[chosen]);
-    for (std::size_t i : dealt[fold])
-      out.charged_log[i] = out.held_out_log[std::size_t(l - 1)][i];
+  const int inside = charged_size(full_sums, charges[best]);
+  if (inside != out.best_leaves) {
+    // The extreme folds' size decides only past the box of the training shapes, the best
+    // charge's inside it: each fold's held-out shape is scored by the tree its fold's fitted
+    // shapes' box sends it to.
+    out.off_range_leaves = out.best_leaves;
+    out.off_range_charge = out.leaf_charge;
+    out.best_leaves = inside;
+    out.leaf_charge = charges[best] / weight_total;
   }
+  out.charged_log.assign(feedback.size(), 0.0);
+  double sum = 0;
+  for (std::size_t fold = 0; fold < dealt.size(); ++fold) {
+    Box box;
+    if (out.off_range_leaves > 0) {
+      std::vector<bool> held(feedback.size(), false);
+      for (std::size_t i : dealt[fold])
+        held[i] = true;
+      std::vector<Shape> fitted;
+      for (std::size_t i = 0; i < feedback.size(); ++i)
+        if (!held[i]) fitted.push_back(feedback[i].shape);
+      box = training_range(Program{}, fitted).box;
+    }
+    const int in = charged_size(fit_sums[fold], charges[out.off_range_leaves > 0 ? best : chosen]);
+    const int past = charged_size(fit_sums[fold], charges[chosen]);
+    for (std::size_t i : dealt[fold]) {
+      const int l = out.off_range_leaves == 0 || box.contains(feedback[i].shape) ? in : past;
+      out.charged_log[i] = out.held_out_log[std::size_t(l - 1)][i];
+      sum += std::max(0.0, feedback[i].shape.weight) * out.charged_log[i];
+    }
+  }
+  out.best_held_out = std::exp((out.off_range_leaves > 0 ? sum : figure[chosen]) / weight_total);
 }
 
 /// Cross-validates trees of 1 to `max_leaves` leaves, grown with `lookahead`, over the folds

@@ -23,7 +23,8 @@ struct RefitValidation {
   /// The leaf limit with the best held-out speedup; with `complexity`, the leaves of the tree
   /// the chosen charge picks from the fit on every shape.
   int best_leaves = 0;
-  /// Its held-out speedup; with `complexity`, that of the folds' trees under the chosen charge.
+  /// Its held-out speedup; with `complexity`, that of the folds' trees under the chosen charge
+  /// (with off_range_leaves, each held-out shape scored by the tree that decides it).
   double best_held_out = 0;
   /// Per leaf limit, per training shape: the held-out log speedup over the expert.
   std::vector<std::vector<double>> held_out_log;
@@ -41,7 +42,8 @@ struct RefitValidation {
   /// (a leaf must gain this much, averaged over every training shape, to be grown).
   double leaf_charge = 0;
   /// With complexity: per training shape, the held-out log speedup of its fold's tree under the
-  /// chosen charge (what best_held_out averages).
+  /// chosen charge, or with off_range_leaves under the charge that decides it there (what
+  /// best_held_out averages).
   std::vector<double> charged_log;
   /// With complexity and extremes: the folds at the extremes of M, N and K that chose among the
   /// close charges (0: none, the charge with the best figure was kept).
@@ -51,6 +53,13 @@ struct RefitValidation {
   /// With complexity: the leaves of the tree the charge with the best figure picks from the fit
   /// on every shape (best_leaves without the extreme folds).
   int folds_best_leaves = 0;
+  /// With extremes, when the extreme folds' charge and the best one give trees of different
+  /// sizes: the leaves of the extreme folds' tree, which decides the shapes outside the box of
+  /// the training shapes (best_leaves, leaf_charge and figure then being the best charge's,
+  /// which decides inside it). 0: one tree decides everywhere.
+  int off_range_leaves = 0;
+  /// With off_range_leaves: the extreme folds' charge, as leaf_charge.
+  double off_range_charge = 0;
 
   /// Per training shape: the held-out log speedup the chosen size stands for (charged_log, or
   /// held_out_log of best_leaves); empty when nothing was validated.
@@ -115,11 +124,13 @@ struct RefitValidationOptions {
   bool complexity = false;
   /// The device whose analytic model every refit may lean on (RefitChoice::model); not owned.
   const Gpu* model = nullptr;
-  /// With complexity: the charge is chosen among those whose held-out figure is within one
-  /// standard error of the best (of the paired per-shape differences), as the one whose trees
-  /// do best on the extreme_folds (each fitted on the shapes outside it): random folds hold out
-  /// shapes like the fitted ones and cannot tell those sizes apart; the extremes say which
-  /// carries over past the training shapes' range.
+  /// With complexity: a second charge is chosen among those whose held-out figure is within
+  /// one standard error of the best (of the paired per-shape differences), as the one whose
+  /// trees do best on the extreme_folds (each fitted on the shapes outside it): random folds hold
+  /// out shapes like the fitted ones and cannot tell those sizes apart; the extremes say which
+  /// carries over past the training shapes' range. Where the two charges' trees differ in size,
+  /// the extremes' tree decides the shapes outside the box of the training shapes and the best
+  /// charge's tree those inside it (RefitValidation::off_range_leaves; ir/box_split.hpp).
   bool extremes = false;
 };
 

@@ -230,15 +230,21 @@ std::string charge_choice_text(const nlohmann::json& v) {
   if (extreme_folds == 0)
     return "the charge that did best on the folds, as CART's cost-complexity pruning chooses";
   const int folds_best_leaves = v.at("folds_best_leaves");
+  const int off_range = v.value("off_range_leaves", 0);
   return fmt::format(
       "of the {} charges within one standard error of the one that did best on the folds, as "
       "CART's cost-complexity pruning chooses it, the one whose trees did best on {} folds of the "
       "training shapes of the largest and the smallest M, N and K{}; --no-refit-extremes keeps "
       "the best",
       v.at("close_charges").get<int>(), extreme_folds,
-      folds_best_leaves == v.at("best_leaves").get<int>()
-          ? std::string(", the same size")
-          : fmt::format(", where the best alone gives {} leaves", folds_best_leaves));
+      off_range == 0
+          ? (folds_best_leaves == v.at("best_leaves").get<int>() // a run before off_range_leaves
+                 ? std::string(", the same size")
+                 : fmt::format(", where the best alone gives {} leaves", folds_best_leaves))
+          : fmt::format(", which gives {}: that tree decides the shapes outside the box of the "
+                        "training shapes, the best charge's tree ({}) those inside it",
+                        counted(off_range, "leaf", "leaves"),
+                        counted(folds_best_leaves, "leaf", "leaves")));
 }
 
 std::string model_prior_text(const EvolutionResult& r) {

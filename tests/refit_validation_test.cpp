@@ -294,4 +294,37 @@ TEST_CASE("refit validation: sizes stay in one fold when asked, and too few of t
   CHECK_FALSE(compare_refit(RefitValidation{}, {}, {}).tree_wins);
 }
 
+TEST_CASE("refit validation: where the extreme folds choose another size, their tree decides "
+          "only past the training shapes' box") {
+  // Coin flips: sizes the folds cannot tell apart, so the extreme folds often pick another.
+  int split = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    CAPTURE(seed);
+    const auto fb = coin_flips(60, seed);
+    const RefitValidation v = validate_refit(
+        fb, {.max_leaves = 8, .folds = 5, .seed = 1, .complexity = true, .extremes = true});
+    REQUIRE(v.extreme_folds == 2);
+    if (v.off_range_leaves == 0) {
+      CHECK(v.off_range_charge == 0);
+      continue;
+    }
+    ++split;
+    // Inside: the best charge's tree; outside: the extreme folds' tree, of another size.
+    CHECK(v.best_leaves == v.folds_best_leaves);
+    CHECK(v.off_range_leaves != v.best_leaves);
+    CHECK(v.off_range_charge != v.leaf_charge);
+    // The figure averages each held-out shape under the tree that decides it.
+    double sum = 0;
+    for (std::size_t i = 0; i < fb.size(); ++i) {
+      sum += v.charged_log[i];
+      bool one_of_the_trees = false;
+      for (const auto& logs : v.held_out_log)
+        one_of_the_trees = one_of_the_trees || logs[i] == v.charged_log[i];
+      CHECK(one_of_the_trees);
+    }
+    CHECK(v.best_held_out == doctest::Approx(std::exp(sum / double(fb.size()))));
+  }
+  CHECK(split >= 5);
+}
+
 } // namespace refit_validation_test

@@ -2,7 +2,9 @@
 // over folds of the training shapes (evolve/refit_validation.hpp), and the best one becomes the
 // returned program when its held-out gain over the searched program's training figure (charged
 // with the optimism of a refitted tree of as many leaves, where the options say so) is
-// positive. No kernel runs: only pairs the run timed are read.
+// positive. No kernel runs: only pairs the run timed are read. Where the extreme folds chose a
+// tree of another size than the best charge's (RefitValidation::off_range_leaves), it decides
+// the shapes outside the box of the training shapes (ir/box_split.hpp).
 //
 // Report data (when it validated, "folds" > 0): the figures summary.json shows under
 // "refit_validation" (folds, leaves tried, held-out speedups, the verdict and how the size was
@@ -12,6 +14,8 @@
 #include "evolve/evolution_options.hpp"
 #include "evolve/measured_tree.hpp"
 #include "evolve/refit_validation.hpp"
+#include "ir/box_split.hpp"
+#include "ir/training_range.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,9 +81,14 @@ public:
                 {"leaf_charge", v.leaf_charge},
                 {"extreme_folds", v.extreme_folds},
                 {"close_charges", v.close_charges},
-                {"folds_best_leaves", v.folds_best_leaves}};
+                {"folds_best_leaves", v.folds_best_leaves},
+                {"off_range_leaves", v.off_range_leaves}};
     if (!verdict.tree_wins) return r;
     result.best.program = ctx.measured_tree(verdict.leaves, v.lookahead);
+    if (v.off_range_leaves > 0)
+      result.best.program =
+          box_split(training_range(Program{}, ctx.train_shapes).box, result.best.program,
+                    ctx.measured_tree(v.off_range_leaves, v.lookahead));
     result.best.id = 0;
     result.reply.clear();
     result.diff.clear();
@@ -87,6 +96,8 @@ public:
     result.selected_from = fmt::format("tree {}", verdict.leaves);
     r.summary =
         fmt::format("a tree of {} leaves refitted on the run's measurements", verdict.leaves);
+    if (v.off_range_leaves > 0)
+      r.summary += fmt::format(", one of {} past the training shapes' box", v.off_range_leaves);
     return r;
   }
 };
