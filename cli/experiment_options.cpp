@@ -105,11 +105,12 @@ void add_result_options(CLI::App& cmd, EvolutionOptions& o) {
       "runs either way)");
   off("--no-refit-extremes", o.refit_extremes,
       "in refit-validation's cost-complexity, keep the charge per leaf with the best held-out "
-      "figure on the folds (by default, of the charges within one standard error of it, the one "
-      "whose trees do best on up to six more folds that hold out the training shapes of the "
-      "largest and of the smallest M, N and K: random folds cannot tell those sizes apart, the "
-      "extremes say which carries over past the training shapes' range; no kernel runs either "
-      "way)");
+      "figure on the folds for every shape (by default, of the charges within one standard "
+      "error of it, the one whose trees do best on up to six more folds that hold out the "
+      "training shapes of the largest and of the smallest M, N and K sizes a second tree, which "
+      "decides the shapes outside the box of the training shapes: random folds cannot tell "
+      "those sizes apart, the extremes say which carries over past the training shapes' range; "
+      "no kernel runs either way)");
   off("--no-model-prior", o.model_prior,
       fmt::format("refit on the run's measurements alone (by default every refit of them, the "
                   "search's, leaf exploration's, refit validation's and the cost-matched tree's, "

@@ -1,5 +1,6 @@
 // One program made of two by a box (ir/box_split.hpp): the inside program decides every shape in
 // the box, the outside one every other, in both spellings, on random programs and boxes.
+#include "support/export_check.hpp"
 #include "support/random_program.hpp"
 
 #include "ir/box_split.hpp"
@@ -12,14 +13,6 @@ namespace box_split_test {
 using namespace tv;
 
 namespace {
-
-Shape at(std::int64_t M, std::int64_t N, std::int64_t K) {
-  Shape s;
-  s.M = M;
-  s.N = N;
-  s.K = K;
-  return s;
-}
 
 std::size_t comparisons(const Program& p) {
   std::size_t n = 0;
@@ -49,7 +42,7 @@ TEST_CASE("box split: inside decides the box, outside the rest") {
       for (std::int64_t N = 1; N <= 90; N += 7)
         for (std::int64_t K :
              {std::int64_t(1), std::int64_t(2), std::int64_t(39), std::int64_t(80), kDimMax}) {
-          const Shape s = at(M, N, K);
+          const Shape s = test::grid_shape(M, N, K);
           const Config& want = box.contains(s) ? inside.choose(s) : outside.choose(s);
           if (!(p.choose(s) == want)) {
             FAIL_CHECK("differs at " << s.label());
