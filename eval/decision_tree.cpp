@@ -41,6 +41,9 @@ struct Node {
   int config = -1;
   double cost = 0;
   std::optional<NodeSplit> split; ///< best split, computed once
+  /// Per column, the sum of the items' costs (without the prior), as leaf() leaves it: the
+  /// split search's totals.
+  std::vector<double> sums;
 };
 
 /// `Cost` is the element type of the cost table: double, or float for a table too large to
@@ -62,12 +65,15 @@ public:
     }
   }
 
-  /// Best config of `items` and its cost (with a prior, as TreeOptions::prior_shapes weighs it).
-  std::pair<int, double> leaf(const std::vector<std::size_t>& items) const {
+  /// Best config of `n`'s items and its cost (with a prior, as TreeOptions::prior_shapes weighs
+  /// it), into n.config and n.cost; n.sums gets the column sums.
+  void leaf(Node& n) const {
+    const std::vector<std::size_t>& items = n.items;
     std::vector<double> sum(cols_, 0.0);
     for (std::size_t i : items)
       for (std::size_t c = 0; c < cols_; ++c)
         sum[c] += (*logt_)[i * cols_ + c];
+    n.sums = sum;
     if (prior_ && !items.empty()) {
       const double k = o_.prior_shapes / double(items.size());
       for (std::size_t i : items)
@@ -75,7 +81,8 @@ public:
           sum[c] += k * (*prior_)[i * cols_ + c];
     }
     const auto it = std::min_element(sum.begin(), sum.end());
-    return {int(it - sum.begin()), *it};
+    n.config = int(it - sum.begin());
+    n.cost = *it;
   }
 
   /// The node's best split (see TreeOptions::lookahead); `look` false: the greedy one.
@@ -85,10 +92,8 @@ public:
     std::vector<NodeSplit> candidates; // with `ahead`: every split that gains (no item lists)
     const std::size_t m = n.items.size();
     if (m < 2 * std::size_t(std::max(1, o_.min_leaf_shapes))) return best;
-    std::vector<double> prefix(cols_), total(cols_, 0.0);
-    for (std::size_t i : n.items)
-      for (std::size_t c = 0; c < cols_; ++c)
-        total[c] += (*logt_)[i * cols_ + c];
+    std::vector<double> prefix(cols_);
+    const std::vector<double>& total = n.sums; // leaf() summed the items' columns
     // With a prior, its prefix and total sums too (empty without).
     std::vector<double> prefix_p, total_p;
     if (prior_) {
@@ -203,7 +208,7 @@ public:
       split_items(n, s.feature, s.threshold, l, r);
       double next = 0;
       for (Node* c : {&l, &r}) {
-        c->cost = leaf(c->items).second;
+        leaf(*c);
         if (const auto g = best_split(*c, false)) next = std::max(next, g->gain);
       }
       const double score = s.gain + next;
@@ -230,7 +235,7 @@ public:
         return value[a] < value[b] || (value[a] == value[b] && a < b);
       });
     }
-    std::tie(leaves[0].config, leaves[0].cost) = leaf(leaves[0].items);
+    leaf(leaves[0]);
     leaves[0].split = best_split(leaves[0]);
     if (each) each->push_back(program_of(leaves));
     while (int(leaves.size()) < std::max(1, o_.max_leaves)) {
@@ -256,7 +261,7 @@ public:
       l.path.terms.push_back(le);
       r.path.terms.push_back(gt);
       for (Node* c : {&l, &r}) {
-        std::tie(c->config, c->cost) = leaf(c->items);
+        leaf(*c);
         c->split = best_split(*c);
       }
       // Keep leaves in tree order (left before right) so the program reads like the tree.
