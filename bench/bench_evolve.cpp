@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+static int bench_main(int argc, char** argv) {
   const std::string gpu = argc > 1 ? argv[1] : "h100";
-  const long long budget = argc > 2 ? std::stoll(argv[2]) : 1000;
-  const int repeats = argc > 3 ? std::stoi(argv[3]) : 5;
+  const long long budget = argc > 2 ? tv::bench::integer(argv[2]) : 1000;
+  const int repeats = argc > 3 ? int(tv::bench::integer(argv[3])) : 5;
   std::vector<double> total, evolve_only;
   double fraction = 0;
   for (int i = 0; i < repeats; ++i) {
@@ -44,4 +44,9 @@ int main(int argc, char** argv) {
       evolve_only[evolve_only.size() / 2], total[0], repeats, fraction);
   return tv::bench::report("bench_evolve",
                            {{"median time end to end", total[total.size() / 2], 1, true, "s"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv, "Usage: bench_evolve [gpu=h100] [budget=1000] [repeats=5]",
+                        bench_main);
 }

@@ -8,6 +8,7 @@
 //
 // A hang costs the worker timeout (the controller cannot tell a hang from a slow pair sooner),
 // so the figure depends on it: 0.1 s here, 20 pairs' time.
+#include "bench/bench_target.hpp"
 #include "eval/controller/device_pool.hpp"
 #include "models/data_dir.hpp"
 #include "models/shape_file.hpp"
@@ -43,13 +44,13 @@ Run measure(const tv::PoolOptions& o, const std::vector<tv::MeasureJob>& jobs) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const int workers = argc > 1 ? std::stoi(argv[1]) : 4;
-  const std::size_t pairs = argc > 2 ? std::stoul(argv[2]) : 2000;
-  const int ms = argc > 3 ? std::stoi(argv[3]) : 5;
-  const double rate = argc > 4 ? std::stod(argv[4]) : 0.05;
-  const double timeout = argc > 5 ? std::stod(argv[5]) : 0.1;
-  const int seed = argc > 6 ? std::stoi(argv[6]) : 1;
+static int bench_main(int argc, char** argv) {
+  const int workers = argc > 1 ? int(tv::bench::integer(argv[1])) : 4;
+  const std::size_t pairs = argc > 2 ? std::size_t(tv::bench::integer(argv[2])) : 2000;
+  const int ms = argc > 3 ? int(tv::bench::integer(argv[3])) : 5;
+  const double rate = argc > 4 ? tv::bench::number(argv[4]) : 0.05;
+  const double timeout = argc > 5 ? tv::bench::number(argv[5]) : 0.1;
+  const int seed = argc > 6 ? int(tv::bench::integer(argv[6])) : 1;
 
   tv::PoolOptions o;
   o.command = fmt::format("'{}' --device {{device}} --slow-ms {}", TILEVOLVE_FAKE_WORKER, ms);
@@ -87,4 +88,11 @@ int main(int argc, char** argv) {
   fmt::print("  faulty / healthy wall time: {:.2f}x (target <= 1.5x){}\n", ratio,
              met ? "" : "  MISSED");
   return met ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv,
+                        "Usage: bench_faults [workers=4] [pairs=2000] [ms_per_pair=5] "
+                        "[fault_rate=0.05] [worker_timeout_s=0.1] [fault_seed=1]",
+                        bench_main);
 }

@@ -46,8 +46,8 @@ double peak_rss_mb() {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::stoi(argv[1]) : 100000;
+static int bench_main(int argc, char** argv) {
+  const int n = argc > 1 ? int(tv::bench::integer(argv[1])) : 100000;
   if (argc > 2 && std::string(argv[2]) == "--write") {
     if (argc < 4) {
       fmt::print(stderr, "usage: bench_large_problem N --write FILE\n");
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     std::ofstream(argv[3]) << shape_csv(n);
     return 0;
   }
-  const long long budget = argc > 2 ? std::stoll(argv[2]) : 200;
+  const long long budget = argc > 2 ? tv::bench::integer(argv[2]) : 200;
   const std::string path = (std::filesystem::temp_directory_path() /
                             fmt::format("tilevolve_bench_{}_shapes_{}.csv", n, ::getpid()))
                                .string();
@@ -85,4 +85,11 @@ int main(int argc, char** argv) {
       r.programs, laps.lap(), r.best.score, r.counters.kernel_runs,
       r.pass("leaf-polish")->kernel_runs, peak_rss_mb());
   return tv::bench::report("bench_large_problem", {{"peak RSS", peak_rss_mb(), 1024, true, "MB"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv,
+                        "Usage: bench_large_problem [shapes=100000] [budget=200] | "
+                        "bench_large_problem N --write FILE",
+                        bench_main);
 }

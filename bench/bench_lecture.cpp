@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+static int bench_main(int argc, char** argv) {
   tv::LectureOptions o;
   o.gpu = argc > 1 ? argv[1] : "h100";
-  const int repeats = argc > 2 ? std::max(1, std::stoi(argv[2])) : 3;
-  if (argc > 3) o.budget = std::stoll(argv[3]);
-  if (argc > 4) o.seeds = std::stoi(argv[4]);
+  const int repeats = argc > 2 ? std::max(1, int(tv::bench::integer(argv[2]))) : 3;
+  if (argc > 3) o.budget = tv::bench::integer(argv[3]);
+  if (argc > 4) o.seeds = int(tv::bench::integer(argv[4]));
   std::vector<double> s;
   std::size_t chars = 0;
   for (int i = 0; i < repeats; ++i) {
@@ -34,4 +34,10 @@ int main(int argc, char** argv) {
              "lecture", o.gpu, o.budget, o.seeds, 2 * o.seeds, omp_get_max_threads(),
              s[s.size() / 2], s[0], repeats, chars);
   return tv::bench::report("bench_lecture", {{"median time", s[s.size() / 2], 0.3, true, "s"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv,
+                        "Usage: bench_lecture [gpu=h100] [repeats=3] [budget=1000] [seeds=5]",
+                        bench_main);
 }

@@ -41,11 +41,11 @@ double idle_within(const std::string& path, double from, double to) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const int workers = argc > 1 ? std::stoi(argv[1]) : 4;
-  const std::size_t pairs = argc > 2 ? std::stoul(argv[2]) : 2000;
-  const int ms = argc > 3 ? std::stoi(argv[3]) : 5;
-  const int inflight = argc > 4 ? std::stoi(argv[4]) : 2;
+static int bench_main(int argc, char** argv) {
+  const int workers = argc > 1 ? int(tv::bench::integer(argv[1])) : 4;
+  const std::size_t pairs = argc > 2 ? std::size_t(tv::bench::integer(argv[2])) : 2000;
+  const int ms = argc > 3 ? int(tv::bench::integer(argv[3])) : 5;
+  const int inflight = argc > 4 ? int(tv::bench::integer(argv[4])) : 2;
 
   char dir_template[] = "/tmp/bench_pool_XXXXXX";
   const std::string dir = ::mkdtemp(dir_template) ? dir_template : "/tmp";
@@ -97,4 +97,10 @@ int main(int argc, char** argv) {
   return tv::bench::report("bench_pool",
                            {{"pairs measured ok", double(ok), double(pairs), false, "pairs"},
                             {"busy share of the least busy worker", 100 * worst, 90, false, "%"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv,
+                        "Usage: bench_pool [workers=4] [pairs=2000] [ms_per_pair=5] [inflight=2]",
+                        bench_main);
 }

@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <vector>
 
-int main(int argc, char** argv) {
-  const int count = argc > 1 ? std::stoi(argv[1]) : 10000;
-  const long long budget = argc > 2 ? std::stoll(argv[2]) : 1000;
-  const int repeats = argc > 3 ? std::max(1, std::stoi(argv[3])) : 1;
+static int bench_main(int argc, char** argv) {
+  const int count = argc > 1 ? int(tv::bench::integer(argv[1])) : 10000;
+  const long long budget = argc > 2 ? tv::bench::integer(argv[2]) : 1000;
+  const int repeats = argc > 3 ? std::max(1, int(tv::bench::integer(argv[3]))) : 1;
   const std::string path = (std::filesystem::temp_directory_path() /
                             fmt::format("tilevolve_bench_random_{}_{}.csv", count, ::getpid()))
                                .string();
@@ -69,4 +69,9 @@ int main(int argc, char** argv) {
   std::sort(totals.begin(), totals.end());
   return tv::bench::report("bench_random_shapes",
                            {{"median total time", totals[totals.size() / 2], 5.0, true, "s"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(
+      argc, argv, "Usage: bench_random_shapes [count=10000] [budget=1000] [repeats=1]", bench_main);
 }

@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 #include <string>
 
-int main(int argc, char** argv) {
+static int bench_main(int argc, char** argv) {
   tv::ProblemSpec spec;
   spec.split = "none"; // score on all 88 shapes
   auto p = tv::load_problem(spec);
   const tv::Program prog = argc > 1 ? tv::load_program_file(argv[1]) : p->expert;
-  const double seconds = argc > 2 ? std::stod(argv[2]) : 1.0;
+  const double seconds = argc > 2 ? tv::bench::number(argv[2]) : 1.0;
   const tv::Program table_prog = [&] {
     // A larger program too: the per-M table shape (8 rules) is typical of evolved programs.
     tv::Program q = prog;
@@ -47,4 +47,9 @@ int main(int argc, char** argv) {
                        evals / elapsed / 1e6, 1, false, "M/s"});
   }
   return tv::bench::report("bench_score", targets);
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(
+      argc, argv, "Usage: bench_score [program=data/experts/lecture.py] [seconds=1]", bench_main);
 }

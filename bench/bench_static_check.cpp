@@ -48,8 +48,8 @@ double seconds_of(const tv::Program& p, const tv::Gpu& g, std::size_t& issues) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  const int rules = argc > 1 ? std::stoi(argv[1]) : 20000;
+static int bench_main(int argc, char** argv) {
+  const int rules = argc > 1 ? int(tv::bench::integer(argv[1])) : 20000;
   const std::string arg = argc > 2 ? argv[2] : "";
   const tv::Gpu g = tv::find_gpu("h100");
   if (arg == "--write") {
@@ -86,4 +86,10 @@ int main(int argc, char** argv) {
   if (ok != std::size_t(reps)) return 1;
   return tv::bench::report("bench_static_check",
                            {{"parse of a 20-rule program", us, 100.0, true, "us"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv,
+                        "Usage: bench_static_check [rules=20000] [program.py | --write FILE]",
+                        bench_main);
 }

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+static int bench_main(int argc, char** argv) {
   const std::string gpu_name = argc > 1 ? argv[1] : "h100";
-  const int repeats = argc > 2 ? std::stoi(argv[2]) : 10;
+  const int repeats = argc > 2 ? int(tv::bench::integer(argv[2])) : 10;
   const tv::Gpu gpu = tv::find_gpu(gpu_name);
   const auto shapes = tv::load_shape_file(tv::data_path("shapes/lecture.csv"));
   std::vector<double> ms;
@@ -34,4 +34,8 @@ int main(int argc, char** argv) {
              shapes.size(), configs, gpu.name, omp_get_max_threads(), ms[ms.size() / 2], ms[0],
              repeats);
   return tv::bench::report("bench_table", {{"median time", ms[ms.size() / 2], 100, true, "ms"}});
+}
+
+int main(int argc, char** argv) {
+  return tv::bench::run(argc, argv, "Usage: bench_table [gpu=h100] [repeats=10]", bench_main);
 }

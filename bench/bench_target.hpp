@@ -4,8 +4,11 @@
 /// benchmarks; a person does, and a missed target must not pass unnoticed).
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <fmt/format.h>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tv::bench {
@@ -58,6 +61,57 @@ inline int report(const std::string& bench, const std::vector<Target>& targets) 
     fmt::print("{}: {}\n", bench, verdict_line(t));
   std::fflush(stdout);
   return exit_status(targets);
+}
+
+/// `parse(text, &used)` (std::stoll, std::stod, ...) when it reads all of `text`; throws
+/// std::invalid_argument ("'x' is not <what>") when it reads none or not all of it, and
+/// std::out_of_range naming `text` when the value does not fit.
+template <class Parse>
+auto parse_all(const std::string& text, Parse parse, const char* what)
+    -> decltype(parse(text, nullptr)) {
+  std::size_t used = 0;
+  decltype(parse(text, nullptr)) v{};
+  try {
+    v = parse(text, &used);
+  } catch (const std::invalid_argument&) {
+    used = 0;
+  } catch (const std::out_of_range&) {
+    throw std::out_of_range(fmt::format("'{}' is out of range", text));
+  }
+  if (used == 0 || used != text.size())
+    throw std::invalid_argument(fmt::format("'{}' is not {}", text, what));
+  return v;
+}
+
+/// The whole number `text` spells (an optional sign, then digits, nothing else); see parse_all.
+inline long long integer(const std::string& text) {
+  return parse_all(
+      text, [](const std::string& t, std::size_t* used) { return std::stoll(t, used); },
+      "a whole number");
+}
+
+/// The number `text` spells (as std::stod reads one, nothing after it); see parse_all.
+inline double number(const std::string& text) {
+  return parse_all(
+      text, [](const std::string& t, std::size_t* used) { return std::stod(t, used); }, "a number");
+}
+
+/// Runs a benchmark's main `body(argc, argv)`: with -h or --help among the arguments it prints
+/// `usage` and returns 0 instead; an exception out of the body (an argument that does not parse,
+/// bad input to the library) is printed with the usage and returns 2.
+template <class Body> int run(int argc, char** argv, std::string_view usage, Body body) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help") {
+      fmt::print("{}\n", usage);
+      return 0;
+    }
+  try {
+    return body(argc, argv);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n{}\n", e.what(), usage);
+    return 2;
+  }
 }
 
 } // namespace tv::bench

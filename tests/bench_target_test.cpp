@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <doctest/doctest.h>
+#include <stdexcept>
+#include <string>
 
 // In a namespace of its own: the test files are compiled several to a unit (unity build).
 namespace bench_target_test {
@@ -25,6 +27,34 @@ TEST_CASE("bench_target: a figure on the wrong side of its bound is MISSED, and 
   CHECK(tv::bench::exit_status({fast, rate}) == 0);
   CHECK(tv::bench::exit_status({fast, rss, rate}) == 1);
   CHECK(tv::bench::exit_status({}) == 0);
+}
+
+TEST_CASE("bench_target: arguments parse strictly, --help prints the usage, and an error is exit "
+          "status 2") {
+  CHECK(tv::bench::integer("12") == 12);
+  CHECK(tv::bench::integer("-3") == -3);
+  CHECK_THROWS_AS(tv::bench::integer("12x"), std::invalid_argument);
+  CHECK_THROWS_AS(tv::bench::integer(""), std::invalid_argument);
+  CHECK_THROWS_AS(tv::bench::integer("3.5"), std::invalid_argument);
+  CHECK_THROWS_AS(tv::bench::integer("99999999999999999999"), std::out_of_range);
+  CHECK(tv::bench::number("0.05") == 0.05);
+  CHECK_THROWS_AS(tv::bench::number("0.05s"), std::invalid_argument);
+  CHECK_THROWS_AS(tv::bench::number("1e400"), std::out_of_range);
+  std::string arg0 = "bench", help = "--help", bad = "x";
+  char* with_help[] = {arg0.data(), bad.data(), help.data()};
+  int calls = 0;
+  const auto body = [&](int argc, char** argv) {
+    ++calls;
+    return argc > 1 ? int(tv::bench::integer(argv[1])) : 0;
+  };
+  CHECK(tv::bench::run(3, with_help, "Usage: bench [n]", body) == 0);
+  CHECK(calls == 0); // --help anywhere: the body does not run
+  char* with_bad[] = {arg0.data(), bad.data()};
+  CHECK(tv::bench::run(2, with_bad, "Usage: bench [n]", body) == 2);
+  CHECK(calls == 1);
+  std::string seven = "7";
+  char* with_seven[] = {arg0.data(), seven.data()};
+  CHECK(tv::bench::run(2, with_seven, "Usage: bench [n]", body) == 7);
 }
 
 } // namespace bench_target_test
