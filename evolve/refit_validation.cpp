@@ -289,6 +289,8 @@ void choose_by_complexity(RefitValidation& out, const std::vector<ShapeFeedback>
       sum += std::max(0.0, feedback[i].shape.weight) * out.charged_log[i];
     }
   }
+  // One tree everywhere: its figure as summed above (the same sum in another order would move
+  // the last bits, and with them near-tied verdicts).
   out.best_held_out = std::exp((out.off_range_leaves > 0 ? sum : figure[chosen]) / weight_total);
 }
 

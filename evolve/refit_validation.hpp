@@ -64,6 +64,8 @@ struct RefitValidation {
   /// Per training shape: the held-out log speedup the chosen size stands for (charged_log, or
   /// held_out_log of best_leaves); empty when nothing was validated.
   const std::vector<double>& chosen_log() const;
+  /// Field by field, exactly (the same validation, to the bit).
+  friend bool operator==(const RefitValidation&, const RefitValidation&) = default;
 };
 
 /// The paired comparison of a refitted tree with the searched program.

@@ -262,18 +262,9 @@ TEST_CASE("refit validation: the folds fitted side by side give the serial resul
     const RefitValidation two = validate_refit(fb, o);
     omp_set_num_threads(threads);
     REQUIRE(one.folds == 5);
-    CHECK(two.folds == one.folds);
-    CHECK(two.held_out == one.held_out);
-    CHECK(two.held_out_log == one.held_out_log);
-    CHECK(two.optimism == one.optimism);
-    CHECK(two.best_leaves == one.best_leaves);
-    CHECK(two.best_held_out == one.best_held_out);
-    CHECK(two.lookahead == one.lookahead);
-    CHECK(two.leaf_charge == one.leaf_charge);
-    CHECK(two.charged_log == one.charged_log);
-    CHECK(two.extreme_folds == one.extreme_folds);
-    CHECK(two.close_charges == one.close_charges);
-    CHECK(two.folds_best_leaves == one.folds_best_leaves);
+    CHECK(one.extreme_folds > 0);
+    // Every field, the off-range tree's included.
+    CHECK(two == one);
   }
 }
 

@@ -82,7 +82,8 @@ public:
                 {"extreme_folds", v.extreme_folds},
                 {"close_charges", v.close_charges},
                 {"folds_best_leaves", v.folds_best_leaves},
-                {"off_range_leaves", v.off_range_leaves}};
+                {"off_range_leaves", v.off_range_leaves},
+                {"off_range_charge", v.off_range_charge}};
     if (!verdict.tree_wins) return r;
     result.best.program = ctx.measured_tree(verdict.leaves, v.lookahead);
     if (v.off_range_leaves > 0)
